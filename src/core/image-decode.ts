@@ -1,0 +1,71 @@
+import sharp, { type Sharp } from 'sharp';
+import { AppError, BadRequestError } from './errors.js';
+
+/** An upright (EXIF applied), 3-channel sRGB image as interleaved RGB bytes. */
+export interface RgbImage {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+export type ImageFormat = 'jpeg' | 'png';
+
+/** Magic-byte sniffing: the spec accepts JPEG and PNG only, whatever the client claims. */
+export function sniffImageFormat(buf: Buffer): ImageFormat | null {
+  if (buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) return 'jpeg';
+  if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
+  return null;
+}
+
+export interface DecodeOptions {
+  /** Form field the bytes came from, named in every error. */
+  field: string;
+  /** Largest width x height accepted (decompression-bomb guard). */
+  maxPixels: number;
+}
+
+/**
+ * Decodes an uploaded JPEG/PNG off the event loop (libvips runs on the libuv pool):
+ * 415 for other formats, 413 past the pixel limit (checked from the header before
+ * any pixel is decoded), 400 INVALID_IMAGE for truncated or corrupt files.
+ */
+export async function decodeImage(buf: Buffer, options: DecodeOptions): Promise<RgbImage> {
+  const { field, maxPixels } = options;
+  if (buf.length === 0) throw new BadRequestError('INVALID_IMAGE', `file field "${field}" is empty`, { field });
+  const format = sniffImageFormat(buf);
+  if (!format) {
+    throw new AppError(415, 'UNSUPPORTED_IMAGE_TYPE', `file field "${field}" is not a JPEG or PNG image`, { field });
+  }
+  let width: number | undefined;
+  let height: number | undefined;
+  let hasAlpha = false;
+  try {
+    const meta = await sharp(buf, { limitInputPixels: false }).metadata();
+    width = meta.width;
+    height = meta.height;
+    hasAlpha = meta.hasAlpha === true;
+  } catch (err) {
+    throw new BadRequestError('INVALID_IMAGE', `file field "${field}" could not be read as ${format}: ${(err as Error).message}`, { field });
+  }
+  if (!width || !height) throw new BadRequestError('INVALID_IMAGE', `file field "${field}" has no image dimensions`, { field });
+  if (width * height > maxPixels) {
+    throw new AppError(413, 'IMAGE_TOO_LARGE', `file field "${field}" is ${width}x${height}; at most ${maxPixels} pixels are accepted`, {
+      field,
+    });
+  }
+  try {
+    let pipeline = sharp(buf, { limitInputPixels: maxPixels, failOn: 'truncated' }).rotate();
+    // Transparent areas become white rather than whatever colour hides under alpha 0.
+    pipeline = hasAlpha ? pipeline.flatten({ background: '#ffffff' }) : pipeline;
+    const { data, info } = await pipeline.removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3) throw new Error(`unexpected ${info.channels} channels after conversion`);
+    return { data, width: info.width, height: info.height };
+  } catch (err) {
+    throw new BadRequestError('INVALID_IMAGE', `file field "${field}" is truncated or corrupt: ${(err as Error).message}`, { field });
+  }
+}
+
+/** sharp pipeline over an RgbImage, for crops, resizes and re-encoding. */
+export function sharpFromRgb(img: RgbImage): Sharp {
+  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
+}

@@ -1,0 +1,100 @@
+import { MODULE_NAMES, type ModuleName, type VigilConfig } from '../config/schema.js';
+import type { ModelRegistry, ModelStatus } from '../runtime/model-registry.js';
+
+/** The twelve component names /admin/models reports, with the module each belongs to. */
+export const COMPONENTS = {
+  face_detector: 'face',
+  face_recognizer: 'face',
+  liveness: 'face',
+  demographics: 'face',
+  document_detector: 'document',
+  person_detector: 'person',
+  person_tracker: 'person',
+  active_liveness: 'liveness',
+  event_bus: 'events',
+  camera_manager: 'video',
+  identity_resolver: 'identity',
+  face_clusterer: 'identity',
+} as const satisfies Record<string, ModuleName>;
+
+export type ComponentName = keyof typeof COMPONENTS;
+
+export interface ComponentReport {
+  loaded: boolean;
+  reason?: string;
+  /** Model files behind the component, with licence and execution provider. */
+  models?: ModelStatus[];
+}
+
+export interface ModuleReport {
+  ok: boolean;
+  detail: string;
+}
+
+const NOT_BUILT = 'not implemented in this build';
+
+/**
+ * What /admin/models and /admin/health read. Modules register probes (functions,
+ * so the answer is current at request time); a component or module nobody
+ * registered is reported as not implemented rather than silently absent.
+ */
+export class StatusBoard {
+  private readonly components = new Map<ComponentName, () => ComponentReport>();
+  private readonly modules = new Map<ModuleName, () => ModuleReport>();
+
+  constructor(private readonly config: VigilConfig) {}
+
+  setComponent(name: ComponentName, probe: () => ComponentReport): void {
+    this.components.set(name, probe);
+  }
+
+  setModule(name: ModuleName, probe: () => ModuleReport): void {
+    this.modules.set(name, probe);
+  }
+
+  component(name: ComponentName): ComponentReport & { name: ComponentName; module: ModuleName } {
+    const probe = this.components.get(name);
+    const report = probe ? probe() : { loaded: false, reason: NOT_BUILT };
+    return { name, module: COMPONENTS[name], ...report };
+  }
+
+  allComponents() {
+    return (Object.keys(COMPONENTS) as ComponentName[]).map((n) => this.component(n));
+  }
+
+  /** Modules whose section has `enabled: false` are reported false and left out of `healthy`. */
+  isEnabled(module: ModuleName): boolean {
+    const section = this.config[module] as { enabled?: boolean };
+    return section.enabled !== false;
+  }
+
+  health(): { healthy: boolean; modules: Record<ModuleName, boolean>; details: Record<ModuleName, string> } {
+    const modules = {} as Record<ModuleName, boolean>;
+    const details = {} as Record<ModuleName, string>;
+    let healthy = true;
+    for (const m of MODULE_NAMES) {
+      if (!this.isEnabled(m)) {
+        modules[m] = false;
+        details[m] = 'disabled in configuration';
+        continue;
+      }
+      const probe = this.modules.get(m);
+      const report = probe ? probe() : { ok: false, detail: NOT_BUILT };
+      modules[m] = report.ok;
+      details[m] = report.detail;
+      healthy &&= report.ok;
+    }
+    return { healthy, modules, details };
+  }
+}
+
+/** A component made of model files: loaded when every one of them is. */
+export function modelComponent(models: ModelRegistry, names: string[], notRequested = 'not requested by the configuration'): () => ComponentReport {
+  return () => {
+    const statuses = names.map((n) => models.status(n));
+    if (statuses.some((s) => s === undefined)) return { loaded: false, reason: notRequested };
+    const list = statuses as ModelStatus[];
+    const broken = list.find((s) => !s.loaded);
+    return broken ? { loaded: false, reason: `${broken.name}: ${broken.reason ?? 'not loaded'}`, models: list } : { loaded: true, models: list };
+  };
+}

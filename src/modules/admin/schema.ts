@@ -1,0 +1,38 @@
+import { Type } from 'typebox';
+import { MODULE_NAMES } from '../../config/schema.js';
+import { ConfigSchema } from '../../config/schema.js';
+
+const perModule = <T extends ReturnType<typeof Type.Boolean> | ReturnType<typeof Type.String>>(t: T) =>
+  Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, t])) as Record<(typeof MODULE_NAMES)[number], T>);
+
+export const HealthResponse = Type.Object({
+  healthy: Type.Boolean({ description: 'True when every enabled module is operational.' }),
+  modules: perModule(Type.Boolean()),
+  details: perModule(Type.String()),
+});
+
+const ModelFile = Type.Object({
+  name: Type.String(),
+  file: Type.String(),
+  loaded: Type.Boolean(),
+  reason: Type.Optional(Type.String()),
+  provider: Type.Optional(Type.String({ description: 'Execution provider the session runs on (cpu, cuda, tensorrt).' })),
+  fallback_reason: Type.Optional(Type.String()),
+  license: Type.String(),
+  sha256: Type.String(),
+  load_ms: Type.Optional(Type.Number()),
+  warmup_ms: Type.Optional(Type.Number()),
+});
+
+export const ModelsResponse = Type.Array(
+  Type.Object({
+    name: Type.String(),
+    module: Type.String(),
+    loaded: Type.Boolean({ description: 'false: the optional dependency is missing, the model file is absent or corrupt, or the component is not built.' }),
+    reason: Type.Optional(Type.String({ description: 'Why it is not loaded (or a note when it is).' })),
+    models: Type.Optional(Type.Array(ModelFile)),
+  }),
+);
+
+const sections = (ConfigSchema as unknown as { properties: Record<string, ReturnType<typeof Type.Object>> }).properties;
+export const ConfigResponse = Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, sections[m]!])));

@@ -1,0 +1,101 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { Type, type Static } from 'typebox';
+import { parse as parseYaml } from 'yaml';
+import { packageRoot } from '../core/package-root.js';
+
+export const HwAccel = Type.Union([Type.Literal('none'), Type.Literal('cuda'), Type.Literal('jetson'), Type.Literal('vaapi'), Type.Literal('qsv')]);
+
+export const HwProfileSchema = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    execution_providers: Type.Array(
+      Type.Union([Type.Literal('tensorrt'), Type.Literal('cuda'), Type.Literal('dml'), Type.Literal('coreml'), Type.Literal('cpu')]),
+      { minItems: 1 },
+    ),
+    intra_op_threads: Type.Integer({ minimum: 0 }),
+    ffmpeg: Type.Object(
+      {
+        binary: Type.Union([Type.Literal('bundled'), Type.Literal('system')]),
+        path: Type.Optional(Type.String()),
+        hwaccel: HwAccel,
+        device: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    detect: Type.Object(
+      {
+        any_path: Type.Optional(Type.Array(Type.String())),
+        device_tree_model_contains: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type HwProfile = Static<typeof HwProfileSchema> & { detected_by?: string };
+export type HwAccelName = Static<typeof HwAccel>;
+
+const validate = new Ajv({ strict: false, allErrors: true }).compile<HwProfile>(HwProfileSchema);
+
+export function profilesDir(): string {
+  return join(packageRoot(), 'hw-profiles');
+}
+
+export function listProfiles(): string[] {
+  return readdirSync(profilesDir())
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.slice(0, -5))
+    .sort();
+}
+
+export function readProfile(name: string): HwProfile {
+  const file = join(profilesDir(), `${name}.yaml`);
+  if (!/^[a-z0-9-]+$/.test(name) || !existsSync(file)) {
+    throw new Error(`unknown hw_profile "${name}" (available: auto, ${listProfiles().join(', ')})`);
+  }
+  const parsed: unknown = parseYaml(readFileSync(file, 'utf8'));
+  if (!validate(parsed)) {
+    throw new Error(`hw-profiles/${name}.yaml is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`).join('; ')}`);
+  }
+  return parsed;
+}
+
+/** What the auto-detection looks at; injectable so tests can describe any box. */
+export interface BoxProbe {
+  exists(path: string): boolean;
+  deviceTreeModel(): string;
+}
+
+export const realBox: BoxProbe = {
+  exists: (p) => existsSync(p),
+  deviceTreeModel: () => {
+    try {
+      return readFileSync('/proc/device-tree/model', 'utf8');
+    } catch {
+      return '';
+    }
+  },
+};
+
+/**
+ * hw_profile: auto. Most specific first: a Jetson (Tegra release file or device-tree
+ * model), then an NVIDIA driver, then a DRM render node for VAAPI, else CPU.
+ */
+export function detectProfile(probe: BoxProbe = realBox): HwProfile {
+  for (const name of ['jetson-orin', 'x86-nvidia', 'intel-vaapi']) {
+    const profile = readProfile(name);
+    const path = profile.detect.any_path?.find((p) => probe.exists(p));
+    if (path) return { ...profile, detected_by: `found ${path}` };
+    const needle = profile.detect.device_tree_model_contains;
+    if (needle && probe.deviceTreeModel().includes(needle)) return { ...profile, detected_by: `device-tree model contains ${needle}` };
+  }
+  return { ...readProfile('x86-cpu'), detected_by: 'no accelerator found' };
+}
+
+export function resolveProfile(setting: string, probe: BoxProbe = realBox): HwProfile {
+  return setting === 'auto' ? detectProfile(probe) : { ...readProfile(setting), detected_by: 'configured' };
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../core/package-root.js';
+
+export interface ManifestInput {
+  name: string;
+  type: 'float32' | 'float16';
+  shape: (number | null)[];
+}
+
+export interface ManifestEntry {
+  name: string;
+  file: string;
+  sha256: string;
+  bytes: number;
+  task: string;
+  license: string;
+  origin: string;
+  upstream_url: string;
+  inputs: ManifestInput[];
+  /** Concrete input shapes for the warm-up run (dynamic dimensions filled in). */
+  warmup_shapes: number[][];
+  preprocessing: string;
+}
+
+let cached: Map<string, ManifestEntry> | undefined;
+
+/** models/manifest.json, the list of every model file Vigil knows how to run. */
+export function modelManifest(): Map<string, ManifestEntry> {
+  if (!cached) {
+    const raw = JSON.parse(readFileSync(join(packageRoot(), 'models', 'manifest.json'), 'utf8')) as { models: ManifestEntry[] };
+    cached = new Map(raw.models.map((m) => [m.name, m]));
+  }
+  return cached;
+}

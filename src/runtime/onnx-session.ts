@@ -1,0 +1,51 @@
+import ort from 'onnxruntime-node';
+import type { HwProfile } from './hw-profile.js';
+
+export interface SessionResult {
+  session: ort.InferenceSession;
+  /** The provider the session actually runs on. */
+  provider: string;
+  /** Why the profile's preferred provider was not used, when it was not. */
+  fallback_reason?: string;
+}
+
+export interface SessionOptions {
+  profile: HwProfile;
+  /** GPU device id for GPU providers (face.ctx_id); -1 forces the CPU. */
+  deviceId: number;
+}
+
+function providerList(names: string[], deviceId: number): ort.InferenceSession.ExecutionProviderConfig[] {
+  return names.map((name) => (name === 'cuda' || name === 'tensorrt' ? { name, deviceId } : name)) as ort.InferenceSession.ExecutionProviderConfig[];
+}
+
+/**
+ * One session per model file, with the hw-profile's execution providers and a CPU
+ * fallback when a provider is missing (onnxruntime-node installed without its CUDA
+ * binaries, say), recorded so /admin/models can say why.
+ */
+export async function createSession(file: string, options: SessionOptions): Promise<SessionResult> {
+  const base: ort.InferenceSession.SessionOptions = {
+    graphOptimizationLevel: 'all',
+    // SCRFD's dynamic shapes make onnxruntime warn on every run; keep the journal for errors.
+    logSeverityLevel: 3,
+    ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
+  };
+  const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
+  if (preferred.length === 1 && preferred[0] === 'cpu') {
+    return { session: await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
+  }
+  try {
+    const session = await ort.InferenceSession.create(file, { ...base, executionProviders: providerList(preferred, options.deviceId) });
+    return { session, provider: preferred[0] ?? 'cpu' };
+  } catch (err) {
+    const session = await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
+    return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
+  }
+}
+
+/** Zero-filled tensor of a shape, in float32 or IEEE half bits (Node 20 has no Float16Array). */
+export function zeroTensor(type: 'float32' | 'float16', shape: number[]): ort.Tensor {
+  const size = shape.reduce((a, b) => a * b, 1);
+  return type === 'float16' ? new ort.Tensor('float16', new Uint16Array(size), shape) : new ort.Tensor('float32', new Float32Array(size), shape);
+}
