@@ -84,8 +84,10 @@ export class MrzReader {
     const x1 = Math.min(...group.map((r) => r.x1)) - 0.15 * h;
     const x2 = Math.max(...group.map((r) => r.x2)) + 0.15 * h;
     let reads = await this.readRows(img, group, x1, x2);
-    // Keep rows that look like MRZ text; an MRZ is the last 2 or 3 of them.
-    reads = reads.filter((r) => r.read.text.length >= 20 && mrzLike(r.read.text));
+    // Rows long enough to be MRZ text, and at least one that clearly is (a names row
+    // whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
+    reads = reads.filter((r) => r.read.text.length >= 20);
+    if (!reads.some((r) => mrzLike(r.read.text))) return undefined;
     if (reads.length === 2 && nearestLength(reads) === 30 && group.length > 0) {
       // A TD1 card whose third row the detector missed: read one pitch below and above.
       const sorted = group.filter((g) => reads.some((r) => r.quad[0].y >= g.quad[0].y - 1)).sort((a, b) => a.cy - b.cy);

@@ -50,6 +50,15 @@ export function distsFromLine(line: string): SlotDist[] {
   return [...line].map(distFromChar);
 }
 
+const FILLER = MRZ_ALPHABET.length - 1;
+const NAME_FILLER_PRIOR = 4;
+
+function withFillerPrior(d: SlotDist): SlotDist {
+  const out = new Float32Array(d);
+  out[FILLER] = out[FILLER]! * NAME_FILLER_PRIOR;
+  return out;
+}
+
 /** Most probable character of a slot that its class admits. */
 function bestInClass(d: SlotDist, cls: CharClass): { c: string; p: number } {
   let best = { c: '<', p: -1 };
@@ -114,9 +123,17 @@ const MAX_FIX_COST = Math.log(30);
  * in log-probability, that makes it hold, if one is cheap enough.
  */
 export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult {
-  const lines = slots.map((line, li) => line.map((d, pos) => bestInClass(d, format.classes[li]![pos]!).c));
-  let fixes = 0;
   const names = format.fields.names;
+  const lines = slots.map((line, li) =>
+    line.map((d, pos) => {
+      // Fillers make up much of a names field; as a prior, a filler the recogniser
+      // found a quarter as likely as a letter wins (a blurred '<' reads as C or K).
+      if (names && li === names.line && pos >= names.start && pos < names.end) d = withFillerPrior(d);
+      return bestInClass(d, format.classes[li]![pos]!).c;
+    }),
+  );
+  if (process.env.DEBUG_DIST) for (const [li, line] of slots.entries()) console.log('DIST', li, line.map((d) => { const o = [...d].map((p, k) => [p, k] as const).sort((a, b) => b[0] - a[0]); return `${MRZ_ALPHABET[o[0]![1]]}${o[0]![0].toFixed(2)}/${MRZ_ALPHABET[o[1]![1]]}${o[1]![0].toFixed(2)}`; }).join(' '));
+  let fixes = 0;
   if (names) fillNameTail(lines[names.line]!, names);
   for (const field of ['issuing_country', 'nationality']) {
     const span = format.fields[field];
