@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertErrorShape, testApp, type TestApp } from '../helpers/app.js';
 import { EVENT_TYPES } from '../../src/core/event-types.js';
+import { loadConfig } from '../../src/config/load.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -190,6 +191,21 @@ describe('events API (history, webhook registry)', () => {
     assert.deepEqual(del.json(), { removed: kept.id });
     assert.equal(keys(), 0);
     assert.equal(t.app.events.started().outbox.pending, 0);
+  });
+
+  it('a missing CA file or password file is reported in health; the daemon and the history keep running', async () => {
+    const broken = await testApp({ events: { ca_file: '/nonexistent/ca.pem' }, mqtt: { url: 'mqtt://127.0.0.1:1', password_file: '/nonexistent/pw' } });
+    try {
+      broken.app.vigil.bus.emit('face_detected', 'face', {});
+      const h = (await broken.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
+      assert.equal(h.modules.events, false);
+      assert.match(h.details.events, /webhook delivery not running: cannot read CA file \/nonexistent\/ca\.pem/);
+      assert.match(h.details.events, /mqtt not started: cannot read mqtt\.password_file \/nonexistent\/pw/);
+      assert.equal((await broken.app.inject({ method: 'GET', url: '/api/v1/events/recent' })).json().length, 1);
+    } finally {
+      await broken.close();
+    }
+    assert.throws(() => loadConfig({ env: {}, overrides: { mqtt: { url: 'broker.local:1883' } } }), /mqtt\.url/);
   });
 
   it('events.enabled false: endpoints answer 503 MODULE_DISABLED and health says disabled', async () => {

@@ -7,6 +7,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { Mosquitto } from '../helpers/mosquitto.js';
 import { waitUntil } from '../helpers/https-receiver.js';
+import { makeTestPki } from '../helpers/test-ca.js';
 
 interface Msg {
   topic: string;
@@ -15,7 +16,8 @@ interface Msg {
 }
 
 describe('MQTT mirror against a real mosquitto broker', () => {
-  const broker = new Mosquitto();
+  const pki = makeTestPki();
+  const broker = new Mosquitto({ certFile: join(pki.dir, 'server.crt'), keyFile: join(pki.dir, 'server.key') });
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-mqtt-'));
   let t: TestApp;
   let sub: MqttClient;
@@ -51,6 +53,7 @@ describe('MQTT mirror against a real mosquitto broker', () => {
     await t.close();
     await sub.endAsync(true);
     await broker.cleanup();
+    pki.cleanup();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -118,5 +121,26 @@ describe('MQTT mirror against a real mosquitto broker', () => {
     await broker.start();
     t = await testApp(overrides(), {}, dataDir);
     await waitUntil(() => ids.every((id) => on('vigil/events/watchlist_alert').some((m) => JSON.parse(m.payload).id === id)), 10_000, 'the three after restart');
+  });
+
+  it('mqtts:// with a private CA: trusted through mqtt.ca_file, refused without it', async () => {
+    const tls = (caFile: string, clientId: string) => ({
+      mqtt: { url: broker.tlsUrl, username: broker.username, password_file: broker.passwordFile, client_id: clientId, ca_file: caFile },
+    });
+    const trusted = await testApp(tls(pki.caCertFile, 'vigil-test-tls'));
+    const untrusted = await testApp(tls('', 'vigil-test-tls-untrusted'));
+    try {
+      await waitUntil(() => trusted.app.mqtt.connected, 5000, 'TLS connect');
+      const e = trusted.app.vigil.bus.emit('liveness_passed', 'liveness', { session_id: 's1' });
+      await waitUntil(() => on('vigil/events/liveness_passed').some((m) => JSON.parse(m.payload).id === e.id), 5000, 'event over TLS');
+      await waitUntil(async () => {
+        const h = (await untrusted.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
+        return /certificate|self.signed|issuer/i.test(h.details.events);
+      }, 5000, 'the certificate error in health');
+      assert.equal(untrusted.app.mqtt.connected, false);
+    } finally {
+      await trusted.close();
+      await untrusted.close();
+    }
   });
 });

@@ -149,7 +149,8 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     await new Promise((r) => setTimeout(r, 3000));
     const during = await log(id);
     assert.equal(during.pending, 25, 'all still pending while the receiver is down');
-    assert.match(during.deliveries[0].last_error, /ECONNREFUSED/);
+    const errors = during.deliveries.map((d: { last_error: string | null }) => d.last_error).filter(Boolean);
+    assert.ok(errors.length > 0 && errors.every((e: string) => /ECONNREFUSED|socket|closed/i.test(e)), JSON.stringify(errors.slice(0, 3)));
     await rx.start(port);
     await waitUntil(() => [...ids].every((e) => rx.deliveredIds().has(e)), 8000, 'all 25 after the receiver came back');
     await waitUntil(async () => (await log(id)).pending === 0, 3000, 'outbox drained');

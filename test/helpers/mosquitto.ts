@@ -34,6 +34,8 @@ async function portOpen(port: number): Promise<boolean> {
  */
 export class Mosquitto {
   port = 0;
+  /** Second listener with TLS, when constructed with a server certificate. */
+  tlsPort = 0;
   readonly dir = mkdtempSync(join(tmpdir(), 'vigil-mosquitto-'));
   readonly username = 'vigil';
   readonly password = 'broker-secret-1';
@@ -41,12 +43,19 @@ export class Mosquitto {
   private child: ChildProcess | undefined;
   log = '';
 
+  constructor(private readonly tls?: { certFile: string; keyFile: string }) {}
+
+  get tlsUrl(): string {
+    return `mqtts://127.0.0.1:${this.tlsPort}`;
+  }
+
   get url(): string {
     return `mqtt://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
     if (!this.port) this.port = await freePort();
+    if (this.tls && !this.tlsPort) this.tlsPort = await freePort();
     const users = join(this.dir, 'users');
     writeFileSync(users, '');
     execFileSync('mosquitto_passwd', ['-b', users, this.username, this.password]);
@@ -64,6 +73,7 @@ export class Mosquitto {
         'log_type error',
         'log_type warning',
         'max_queued_messages 100000',
+        ...(this.tls ? [`listener ${this.tlsPort} 127.0.0.1`, `certfile ${this.tls.certFile}`, `keyfile ${this.tls.keyFile}`] : []),
         // Started as root (CI), mosquitto would switch to its own user and lose our temp folder.
         ...(process.getuid?.() === 0 ? ['user root'] : []),
         '',
@@ -75,7 +85,7 @@ export class Mosquitto {
     });
     this.child = child;
     const end = Date.now() + 10_000;
-    while (!(await portOpen(this.port))) {
+    while (!(await portOpen(this.port)) || (this.tls && !(await portOpen(this.tlsPort)))) {
       if (child.exitCode !== null) throw new Error(`mosquitto exited: ${this.log}`);
       if (Date.now() > end) throw new Error(`mosquitto did not open port ${this.port}: ${this.log}`);
       await new Promise((r) => setTimeout(r, 50));

@@ -148,7 +148,9 @@ export class DeliveryWorker {
       result = await this.send(webhook, job, body);
     } finally {
       this.inflight--;
-      this.perWebhook.set(job.webhookId, (this.perWebhook.get(job.webhookId) ?? 1) - 1);
+      const left = (this.perWebhook.get(job.webhookId) ?? 1) - 1;
+      if (left > 0) this.perWebhook.set(job.webhookId, left);
+      else this.perWebhook.delete(job.webhookId);
     }
     // Stopping: leave the record pending as it is on disk; the next start sends it again.
     if (!this.running) return;

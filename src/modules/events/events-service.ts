@@ -42,6 +42,8 @@ export class EventsService {
   async start(): Promise<void> {
     const { config, log, bus } = this.ctx;
     const ev = config.events;
+    // Subscribe first: if the store cannot open, the history still works and health says why.
+    bus.subscribe(OWNER, (event) => this.onEvent(event));
     let store: EventsStore;
     try {
       store = openEventsStore(config.server.data_dir);
@@ -91,7 +93,6 @@ export class EventsService {
     }
     this.mirror.start();
     if (pending > 0) log.info({ pending }, 'webhook deliveries from the last run resume');
-    bus.subscribe(OWNER, (event) => this.onEvent(event));
   }
 
   async stop(): Promise<void> {
@@ -100,7 +101,10 @@ export class EventsService {
     this.parts = undefined;
     await parts?.worker?.stop();
     await this.mirror.stop();
-    await parts?.store.close();
+    if (parts) {
+      await parts.store.root.committed;
+      await parts.store.close();
+    }
   }
 
   /** The one bus listener: history, then one outbox entry per subscribed webhook, then MQTT. */

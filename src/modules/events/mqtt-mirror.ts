@@ -202,7 +202,15 @@ export class MqttMirror implements MqttPublisher {
   private connectWith(options: IClientOptions): void {
     if (!this.running) return;
     const gen = ++this.generation;
-    const client = connect(this.settings.url, options);
+    let client: MqttClient;
+    try {
+      client = connect(this.settings.url, options);
+    } catch (err) {
+      // e.g. an unknown protocol in mqtt.url: report it, keep queueing, keep the daemon up.
+      this.startError = `cannot connect to ${redactUrl(this.settings.url)}: ${(err as Error).message}`;
+      this.log.error({ err }, 'MQTT mirror cannot start');
+      return;
+    }
     this.client = client;
     let lost = false;
     client.on('connect', () => {

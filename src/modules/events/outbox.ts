@@ -195,6 +195,7 @@ export class Outbox {
     if (!heap) return 0;
     const jobs = heap.drain();
     for (const job of jobs) {
+      // finish() expects jobs taken by takeDue; these come straight from the heap.
       this.inflight.set(job.seq, job);
       this.finish(job, { status: 'failed', statusCode: null, error: reason }, now);
     }

@@ -62,7 +62,8 @@ function httpsUrl(value: string): string {
   }
   if (url.protocol !== 'https:') throw new BadRequestError('INVALID_URL', `url: must be an https:// URL, got ${url.protocol}//`, { field: 'url' });
   if (!url.hostname) throw new BadRequestError('INVALID_URL', 'url: has no host', { field: 'url' });
-  return url.toString();
+  // Stored as the client wrote it, so the list shows the same string back.
+  return value;
 }
 
 /** /api/v1/events: the spec's four endpoints plus the delivery log, redelivery, enable and test. */
