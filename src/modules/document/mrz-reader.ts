@@ -13,8 +13,9 @@ export interface MrzReading {
   parsed: ParsedMrz;
   /** Mean character probability of the zone's lines. */
   confidence: number;
-  /** The zone's rows in the upright page. */
+  /** The zone's rows in the upright page, and each row's mean character probability. */
   quads: Quad[];
+  lineConfidences: number[];
 }
 
 interface RowRead {
@@ -26,12 +27,12 @@ interface RowRead {
 }
 
 /**
- * Horizontal scales the zone's rows are read at; their per-position distributions
- * are averaged. Measured on the shared MRZ set: at 1.0 fillers are now and then
- * read as K or C, squeezed to 0.85 they rarely are but small letters blur (M/H/N);
- * the average beats either alone.
+ * Horizontal scales the zone's rows are read at. Measured on the shared MRZ set:
+ * squeezed to 0.85 fillers are rarely read as K or C; at 1.0 small letters blur
+ * less (M/H/N). The first read decides; the second is read and averaged in only
+ * when the first leaves a check digit failing or a row of the wrong length.
  */
-const MRZ_STRETCHES = [1, 0.85];
+const MRZ_STRETCHES = [0.85, 1];
 
 /**
  * Reads a machine-readable zone: candidate blocks of rows from the detector, each
@@ -114,15 +115,23 @@ export class MrzReader {
     const length = set.length === 3 ? 30 : nearestLength(set) === 44 ? 44 : 36;
     if (set.length === 3 && nearestLength(set) !== 30) return undefined;
     const variants = [set];
-    for (const stretch of MRZ_STRETCHES.slice(1)) variants.push(await this.readQuads(img, set.map((r) => r.quad), stretch));
-    const slots: SlotDist[][] = set.map((_, li) => fuse(variants.map((v) => this.align(v[li]!, length))));
+    let slots: SlotDist[][] = set.map((r) => fuse([this.align(r, length)]));
+    const needsSecond = (lines: SlotDist[][]) => {
+      if (set.some((r) => r.read.text.length !== length)) return true;
+      const parsed = parseMrz(repairMrz(pickFormat(set.length, length, lines), lines).lines);
+      return !parsed?.result.check_digits_valid;
+    };
+    if (MRZ_STRETCHES.length > 1 && needsSecond(slots)) {
+      for (const stretch of MRZ_STRETCHES.slice(1)) variants.push(await this.readQuads(img, set.map((r) => r.quad), stretch));
+      slots = set.map((_, li) => fuse(variants.map((v) => this.align(v[li]!, length))));
+    }
     if (this.trace) this.trace(`fused ${slots.map(distsToText).join(' | ')}`);
     const format = pickFormat(set.length, length, slots);
     const repaired = repairMrz(format, slots);
     const parsed = parseMrz(repaired.lines);
     if (!parsed) return undefined;
     const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
-    return { parsed, confidence, quads: set.map((r) => r.quad) };
+    return { parsed, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
   }
 }
 

@@ -38,16 +38,16 @@ const CONFUSABLE: Record<string, string> = {
  * (tesseract, tests): the read character dominates and its look-alikes share a
  * little mass, so class constraints and check digits can still pick them.
  */
-export function distFromChar(c: string): SlotDist {
+export function distFromChar(c: string, lookAlike = 0.05): SlotDist {
   const d = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
   const idx = MRZ_ALPHABET.indexOf(c);
   if (idx >= 0) d[idx] = 0.9;
-  for (const alt of CONFUSABLE[c] ?? '') d[MRZ_ALPHABET.indexOf(alt)] = 0.05;
+  for (const alt of CONFUSABLE[c] ?? '') d[MRZ_ALPHABET.indexOf(alt)] = lookAlike;
   return d;
 }
 
-export function distsFromLine(line: string): SlotDist[] {
-  return [...line].map(distFromChar);
+export function distsFromLine(line: string, lookAlike = 0.05): SlotDist[] {
+  return [...line].map((c) => distFromChar(c, lookAlike));
 }
 
 const FILLER = MRZ_ALPHABET.length - 1;

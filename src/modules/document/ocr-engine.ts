@@ -29,9 +29,6 @@ export interface OcrLine {
   bbox: [number, number, number, number];
   confidence: number;
   quad: Quad;
-  /** The recogniser's output, kept so the MRZ reader can decode it over its own alphabet. */
-  matrix: CtcMatrix;
-  cropWidth: number;
 }
 
 export interface OcrPage {
@@ -101,13 +98,17 @@ export class OcrEngine {
     return this.recognizer.recognize(lines);
   }
 
-  /** Reads every box of an upright page; lines come back in reading order. */
-  async read(page: UprightPage): Promise<OcrPage> {
-    const ordered = readingOrder(page.boxes);
-    const crops = this.crop(page.image, ordered.map((b) => b.quad), { height: REC_HEIGHT });
+  /**
+   * Reads every box of an upright page; lines come back in reading order. Lines
+   * already read elsewhere (the MRZ rows, read over their own alphabet) are passed
+   * in `known`: boxes inside them are not read again.
+   */
+  async read(page: UprightPage, known: KnownLine[] = []): Promise<OcrPage> {
+    const boxes = page.boxes.filter((b) => !known.some((k) => contains(k.quad, quadCenter(b.quad))));
+    const crops = this.crop(page.image, boxes.map((b) => b.quad), { height: REC_HEIGHT });
     const matrices = await this.recognize(crops);
     const lines: OcrLine[] = [];
-    ordered.forEach((b, i) => {
+    boxes.forEach((b, i) => {
       const chars = ctcGreedy(matrices[i]!);
       // NFKC folds the full-width punctuation the Chinese dictionary prefers into ASCII.
       const text = chars
@@ -115,11 +116,24 @@ export class OcrEngine {
         .join('')
         .normalize('NFKC')
         .trim();
-      if (!text) return;
-      lines.push({ text, bbox: quadBbox(b.quad), confidence: meanProb(chars), quad: b.quad, matrix: matrices[i]!, cropWidth: crops[i]!.width });
+      if (text) lines.push({ text, bbox: quadBbox(b.quad), confidence: meanProb(chars), quad: b.quad });
     });
-    return { full_text: joinRows(lines), lines, confidence: overallConfidence(lines) };
+    for (const k of known) lines.push({ text: k.text, bbox: quadBbox(k.quad), confidence: k.confidence, quad: k.quad });
+    const ordered = readingOrder(lines);
+    return { full_text: joinRows(ordered), lines: ordered, confidence: overallConfidence(ordered) };
   }
+}
+
+export interface KnownLine {
+  quad: Quad;
+  text: string;
+  confidence: number;
+}
+
+/** Whether a point lies inside a quad's bounding box. */
+function contains(q: Quad, p: { x: number; y: number }): boolean {
+  const [x1, y1, x2, y2] = quadBbox(q);
+  return p.x >= x1 && p.x <= x2 && p.y >= y1 && p.y <= y2;
 }
 
 export function rotateImage(img: RgbImage, turns: QuarterTurns): Promise<RgbImage> {
@@ -131,9 +145,9 @@ export function rotateImage(img: RgbImage, turns: QuarterTurns): Promise<RgbImag
 }
 
 /** Boxes sharing a row (vertical centre within half the smaller height) left to right, rows top to bottom. */
-export function readingOrder(boxes: TextBox[]): TextBox[] {
+export function readingOrder<T extends { quad: Quad }>(boxes: T[]): T[] {
   const sorted = [...boxes].sort((a, b) => quadCenter(a.quad).y - quadCenter(b.quad).y);
-  const rows: TextBox[][] = [];
+  const rows: T[][] = [];
   for (const b of sorted) {
     const c = quadCenter(b.quad);
     const h = quadSize(b.quad).height;
