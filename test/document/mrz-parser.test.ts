@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkDigit } from '../../src/modules/document/mrz-format.js';
-import { parseMrz, splitNames } from '../../src/modules/document/mrz-parser.js';
+import { parseMrz, splitNames, type CheckOutcome } from '../../src/modules/document/mrz-parser.js';
 import { TESTDATA } from '../helpers/paths.js';
 
 interface Labelled {
@@ -49,7 +49,7 @@ describe('MRZ parser on the labelled shared documents', () => {
       // Every check digit the manifest lists agrees, printed and computed.
       const checks = (e.check_digits ?? {}) as Record<string, { printed: string; computed: string }>;
       for (const [name, c] of Object.entries(checks)) {
-        const got = p.checks.find((x) => x.name === name);
+        const got: CheckOutcome | undefined = p.checks.find((x) => x.name === name);
         assert.ok(got, `${f.file}: check ${name} missing`);
         assert.equal(String(got.computed), c.computed, `${f.file} ${name}`);
       }

@@ -132,7 +132,6 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
       return bestInClass(d, format.classes[li]![pos]!).c;
     }),
   );
-  if (process.env.DEBUG_DIST) for (const [li, line] of slots.entries()) console.log('DIST', li, line.map((d) => { const o = [...d].map((p, k) => [p, k] as const).sort((a, b) => b[0] - a[0]); return `${MRZ_ALPHABET[o[0]![1]]}${o[0]![0].toFixed(2)}/${MRZ_ALPHABET[o[1]![1]]}${o[1]![0].toFixed(2)}`; }).join(' '));
   let fixes = 0;
   if (names) fillNameTail(lines[names.line]!, names);
   for (const field of ['issuing_country', 'nationality']) {
