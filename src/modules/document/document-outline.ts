@@ -8,6 +8,13 @@ const SEARCH_SIDE = 480;
 const MIN_AREA = 0.15;
 /** ...and an outline hugging the frame is the photo's own border (a flat scan), not a document. */
 const MAX_AREA = 0.92;
+/**
+ * Long side over short side of identity documents: ID-1 cards 1.59, passport data
+ * pages (TD3) and TD2 cards 1.42. A portrait box (about 0.78) or a signature strip
+ * is not taken for the document.
+ */
+const MIN_ASPECT = 1.25;
+const MAX_ASPECT = 1.8;
 
 export interface Outline {
   /** Corners in the image's coordinates, [tl, tr, br, bl]. */
@@ -50,7 +57,12 @@ export async function findOutline(cv: CV, img: RgbImage): Promise<Outline | unde
         if (approx.rows !== 4 || !cv.isContourConvex(approx)) continue;
         const pts: Point[] = [];
         for (let k = 0; k < 4; k++) pts.push({ x: approx.data32S[k * 2]! / scale, y: approx.data32S[k * 2 + 1]! / scale });
-        best = { quad: orderCorners(pts), area };
+        const quad = orderCorners(pts);
+        const qw = Math.max(dist(quad[0], quad[1]), dist(quad[3], quad[2]));
+        const qh = Math.max(dist(quad[0], quad[3]), dist(quad[1], quad[2]));
+        const aspect = Math.max(qw, qh) / Math.max(1, Math.min(qw, qh));
+        if (aspect < MIN_ASPECT || aspect > MAX_ASPECT) continue;
+        best = { quad, area };
       } finally {
         c.delete();
         approx.delete();

@@ -129,7 +129,7 @@ export class MrzReader {
     const format = pickFormat(set.length, length, slots);
     const repaired = repairMrz(format, slots);
     const parsed = parseMrz(repaired.lines);
-    if (!parsed) return undefined;
+    if (!parsed || !plausible(parsed)) return undefined;
     const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
     return { parsed, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
   }
@@ -144,6 +144,18 @@ function fuse(reads: AlignedSlot[][]): SlotDist[] {
     for (const r of reads) for (let c = 0; c < out.length; c++) out[c] = out[c]! + (r[k]!.dist[c]! * r[k]!.weight) / total;
     return out;
   });
+}
+
+/**
+ * Whether a parse can be a real zone rather than other text forced into the
+ * layout (check digits alone prove little once repair may change characters):
+ * an ICAO document letter, real calendar dates, and fillers where every layout has some.
+ */
+export function plausible(p: ParsedMrz): boolean {
+  const r = p.result;
+  const date = (d: string) => /^\d{6}$/.test(d) && +d.slice(2, 4) >= 1 && +d.slice(2, 4) <= 12 && +d.slice(4, 6) >= 1 && +d.slice(4, 6) <= 31;
+  const fillers = r.raw_mrz.join('').split('<').length - 1;
+  return 'PIACV'.includes(r.document_code[0] ?? '') && date(r.date_of_birth) && date(r.expiry_date) && fillers >= 3;
 }
 
 /** Text that can be an MRZ row: mostly fillers, capitals and digits with at least one filler or many digits. */
