@@ -84,16 +84,16 @@ export class MrzReader {
     const h = Math.max(...group.map((r) => r.height));
     const x1 = Math.min(...group.map((r) => r.x1)) - 0.15 * h;
     const x2 = Math.max(...group.map((r) => r.x2)) + 0.15 * h;
-    let reads = await this.readRows(img, group, x1, x2);
+    const all = await this.readRows(img, group, x1, x2);
     // Rows long enough to be MRZ text, and at least one that clearly is (a names row
     // whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
-    reads = reads.filter((r) => r.read.text.length >= 20);
+    const kept = group.filter((_, i) => all[i]!.read.text.length >= 20);
+    let reads = all.filter((r) => r.read.text.length >= 20);
     if (!reads.some((r) => mrzLike(r.read.text))) return undefined;
-    if (reads.length === 2 && nearestLength(reads) === 30 && group.length > 0) {
+    if (reads.length === 2 && nearestLength(reads) === 30) {
       // A TD1 card whose third row the detector missed: read one pitch below and above.
-      const sorted = group.filter((g) => reads.some((r) => r.quad[0].y >= g.quad[0].y - 1)).sort((a, b) => a.cy - b.cy);
-      const first = sorted[0]!;
-      const last = sorted[sorted.length - 1]!;
+      const first = kept[0]!;
+      const last = kept[1]!;
       const pitch = Math.abs(last.cy - first.cy) || 1.6 * h;
       const extra = await this.readRows(img, [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)], x1, x2);
       const below = extra[0]!;
