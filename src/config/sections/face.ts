@@ -19,8 +19,8 @@ export const FaceSection = Type.Object(
       description: 'Face detector model.',
     }),
     recognizer: Type.Union([Type.Literal('mobilefacenet_128d'), Type.Literal('faceplugin_512d')], {
-      default: 'mobilefacenet_128d',
-      description: 'Face embedding model.',
+      default: 'faceplugin_512d',
+      description: 'Face embedding model (faceplugin_512d separates the shared identities best: docs/accuracy.md).',
     }),
   },
   { additionalProperties: false, default: {} },

@@ -98,15 +98,17 @@ export function assessQuality(input: QualityInput): Quality {
   const pose = headPose(input.kps);
   const poseExcess = Math.max(Math.abs(pose.yaw) / L.maxYaw, Math.abs(pose.pitch) / L.maxPitch, Math.abs(pose.roll) / L.maxRoll);
   const head_pose_ok = poseExcess <= 1;
-  const scores: [number, number][] = [
-    [ramp(input.faceSize, L.minFaceSize / 2, L.minFaceSize * 2), 0.25],
-    [ramp(sharpness, 0, L.minSharpness * 2), 0.25],
-    [Math.min(ramp(brightness, L.minBrightness / 2, L.minBrightness * 1.5), ramp(1 - brightness, (1 - L.maxBrightness) / 2, (1 - L.maxBrightness) * 1.5)), 0.15],
-    [ramp(contrast, L.minContrast / 2, L.minContrast * 2), 0.1],
-    [ramp(2 - poseExcess, 0, 1.5), 0.25],
+  // Sub-scores reach 1 at twice the limit's margin and 0 at half of it.
+  const scores = [
+    ramp(input.faceSize, L.minFaceSize / 2, L.minFaceSize * 2),
+    ramp(sharpness, 0, L.minSharpness * 2),
+    Math.min(ramp(brightness, L.minBrightness / 2, L.minBrightness * 1.5), ramp(1 - brightness, (1 - L.maxBrightness) / 2, (1 - L.maxBrightness) * 1.5)),
+    ramp(contrast, L.minContrast / 2, L.minContrast * 2),
+    ramp(2 - poseExcess, 0, 1.5),
   ];
+  // Equal weights of 0.2: one factor at its floor (0.001) caps the score at 25, under the default gate of 30.
   let logSum = 0;
-  for (const [s, w] of scores) logSum += w * Math.log(Math.max(1e-3, s));
+  for (const s of scores) logSum += 0.2 * Math.log(Math.max(1e-3, s));
   const overall = 100 * Math.exp(logSum);
   const is_acceptable = overall >= input.gate;
   const reasons: QualityReason[] = [];

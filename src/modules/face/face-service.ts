@@ -1,6 +1,9 @@
 import type { VigilConfig } from '../../config/schema.js';
-import { UnprocessableError } from '../../core/errors.js';
+import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.js';
 import type { RgbImage } from '../../core/image-decode.js';
+import { join } from 'node:path';
+import type { InferenceWorker, WorkerModel } from '../../runtime/inference-worker.js';
+import type { HwProfile } from '../../runtime/hw-profile.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
 import { alignFace } from './face-align.js';
 import { FaceDetector, type DetectorKind } from './face-detector.js';
@@ -85,9 +88,12 @@ export class FaceService {
   readonly detectorName: string;
   readonly calibration: ScoreCalibration;
   private readonly face: VigilConfig['face'];
+  private readonly opened = new Map<string, WorkerModel>();
 
   constructor(
     private readonly models: ModelRegistry,
+    private readonly worker: InferenceWorker,
+    private readonly profile: HwProfile,
     config: VigilConfig,
   ) {
     this.face = config.face;
@@ -96,16 +102,44 @@ export class FaceService {
     this.calibration = calibrationFor(this.recognizerName);
   }
 
+  /** The models the configuration asks for: the detector, the recognizer and, when enabled, the liveness pair. */
+  requiredModels(): string[] {
+    return [this.detectorName, this.recognizerName, ...(this.face.enable_liveness ? LIVENESS_MODELS : [])];
+  }
+
+  /**
+   * Loads a model through the registry (sha256 check, warm-up, /admin/models status) and
+   * opens its inference session in the worker thread. Undefined when it cannot load (the
+   * registry keeps the reason).
+   */
+  async openModel(name: string): Promise<WorkerModel | undefined> {
+    const have = this.opened.get(name);
+    if (have) return have;
+    const loaded = await this.models.load(name);
+    if (!loaded) return undefined;
+    const m = await this.worker.open(name, join(this.face.models_dir, loaded.entry.file), this.profile, this.face.ctx_id);
+    this.opened.set(name, m);
+    return m;
+  }
+
+  /** An opened model, or 503 MODEL_UNAVAILABLE with the registry's reason. */
+  model(name: string): WorkerModel {
+    const m = this.opened.get(name);
+    if (m) return m;
+    this.models.get(name); // throws 503 with the load failure's reason
+    throw new ServiceUnavailableError('MODEL_UNAVAILABLE', `model ${name} is loaded but not open for inference yet`, { model: name });
+  }
+
   private detector(): FaceDetector {
-    return new FaceDetector(this.models.get(this.detectorName), DETECTOR_KINDS[this.face.detector]);
+    return new FaceDetector(this.model(this.detectorName), DETECTOR_KINDS[this.face.detector]);
   }
 
   private recognizer(): FaceRecognizer {
-    return new FaceRecognizer(this.models.get(this.recognizerName), this.recognizerName);
+    return new FaceRecognizer(this.model(this.recognizerName), this.recognizerName);
   }
 
   private passiveLiveness(): PassiveLiveness {
-    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.models.get(name), scale: LIVENESS_SCALES[name]! })));
+    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.model(name), scale: LIVENESS_SCALES[name]! })));
   }
 
   /** Raw detections, largest first, capped at maxFaces. */
