@@ -190,13 +190,26 @@ async function passiveLiveness(): Promise<void> {
         attacks++;
         if (l?.is_live) attacksAccepted++;
       }
-      out(`| ${f.file.replace('faces/pad/', '')} | ${f.labels.liveness} | ${f.labels.attack_type?.split(':')[0] ?? ''} | ${faces.length} | ${l?.is_live ?? '-'} | ${l ? f3(l.score) : '-'} |`);
+      out(`| ${f.file.replace('faces/pad/', '')} | ${f.labels.liveness} | ${f.labels.attack_type?.split(/[:(]/)[0]?.trim() ?? ''} | ${faces.length} | ${l?.is_live ?? '-'} | ${l ? f3(l.score) : '-'} |`);
     }
   });
   out();
   out(`APCER (attacks accepted as live): ${attacksAccepted}/${attacks} = ${pct(attacksAccepted / attacks)}; BPCER (bona fide rejected): ${bonaRejected}/${bona} = ${pct(bonaRejected / bona)}.`);
   out();
-  json.pad = { attacks, attacksAccepted, bona, bonaRejected };
+  // Not PAD-labelled, but telling: how the verdict falls on the identity photos.
+  const byKind: Record<string, [number, number]> = {};
+  await withApp('scrfd_500m', async (app) => {
+    for (const f of faceFiles('identities')) {
+      const [face] = await app.faceService.analyze(await decode(f.path), { embed: false, quality: false, maxFaces: 1 });
+      const kind = f.labels.identity!.startsWith('bbt_') ? 'tight grey 150x150 crops of TV stills (bbt_*)' : 'colour photographs (fr_*)';
+      const c = (byKind[kind] ??= [0, 0]);
+      c[1]++;
+      if (face?.result.liveness?.is_live) c[0]++;
+    }
+  });
+  out('Identity photos (no liveness label): ' + Object.entries(byKind).map(([k, [live, n]]) => `${k}: ${live}/${n} judged live`).join('; ') + '.');
+  out();
+  json.pad = { attacks, attacksAccepted, bona, bonaRejected, identities: byKind };
 }
 
 const jsonIdx = process.argv.indexOf('--json');
