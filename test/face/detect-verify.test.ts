@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import sharp from 'sharp';
 import type { VigilEvent } from '../../src/core/event-types.js';
+import { decodeImage } from '../../src/core/image-decode.js';
 import { assertErrorShape, testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { testdata } from '../helpers/paths.js';
@@ -111,6 +112,16 @@ describe('face: /detect and /verify on the real models', () => {
     assert.ok(res.json().faces[0].detection.face_size > 500);
   });
 
+  it('minFaceUpscale finds the small faces of a tiny group photo that the native size misses', async () => {
+    const tiny = await sharp(file('multi', 'faceapi_bbt3.jpg')).resize(60).png().toBuffer(); // 60x39, five faces
+    const img = await decodeImage(tiny, { field: 'image', maxPixels: 1e8 });
+    const native = await t.app.faceService.detect(img);
+    const upscaled = await t.app.faceService.detect(img, { minFaceUpscale: true });
+    assert.ok(native.length < 5, `native found ${native.length}`);
+    assert.equal(upscaled.length, 5);
+    for (const f of upscaled) assert.ok(f.box[2] <= 60 && f.box[3] <= 39, 'box not in the tiny image\'s coordinates');
+  });
+
   it('publishes face_detected with the documented payload, and nothing when no face is found', async () => {
     const seen: VigilEvent[] = [];
     t.app.vigil.bus.subscribe('face-test', (e) => {
@@ -140,14 +151,20 @@ describe('face: /detect and /verify on the real models', () => {
     for (const img of images) sequential.push((await detect(img)).json().count);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
+    const t0 = performance.now();
     const results = await Promise.all(Array.from({ length: 16 }, (_, i) => detect(images[i % images.length]!)));
+    const batchMs = performance.now() - t0;
     delay.disable();
     results.forEach((r, i) => {
       assert.equal(r.statusCode, 200);
       assert.equal(r.json().count, sequential[i % images.length]);
     });
-    // Inference and decoding are async: no single stretch holds the loop for long.
-    assert.ok(delay.max / 1e6 < 250, `event loop blocked for ${(delay.max / 1e6).toFixed(0)} ms`);
+    // Guards the inference worker: onnxruntime-node runs models on the calling thread. With
+    // in-thread inference this test saw a 617 ms stall, and 16 queued detector+recognizer
+    // runs held the loop for 49% of their batch. The bound is relative because wall-clock
+    // stalls scale with the load of the shared CI box.
+    const maxMs = delay.max / 1e6;
+    assert.ok(maxMs < 0.15 * batchMs, `event loop blocked for ${maxMs.toFixed(0)} ms of a ${batchMs.toFixed(0)} ms batch`);
   });
 
   it('/admin/models: demographics loaded:false with its reason; detector, recognizer and liveness loaded', async () => {

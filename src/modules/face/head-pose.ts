@@ -16,7 +16,7 @@ export interface HeadPose {
  * - pitch: where the nose sits between the eye line and the mouth line. The detectors put it
  *   0.6 of the way down on the shared set's faces (median of 85, mostly frontal portraits;
  *   the ArcFace template's 0.494 read as 15-25 degrees of pitch on frontal faces); deviation over the same lever gives pitch = atan(dev / 0.5), positive = down.
- * Good to ~10 degrees: enough for "frontal enough to recognise", not for measurement.
+ * A coarse estimate (no 3-D model): fit for "frontal enough to recognise", not for measuring.
  */
 const NEUTRAL_NOSE_RATIO = 0.6;
 
