@@ -197,7 +197,7 @@ export const NN_OPS: Record<string, OpHandler> = {
   Conv2D: convolution(false, false),
   _FusedConv2D: convolution(false, true),
   DepthwiseConv2dNative: convolution(true, false),
-  _FusedDepthwiseConv2dNative: convolution(true, true),
+  FusedDepthwiseConv2dNative: convolution(true, true),
   MaxPool: pool('MaxPool'),
   AvgPool: pool('AveragePool'),
   MatMul: matmul(false),
