@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { modelComponent } from '../../core/status-board.js';
+import { DEMOGRAPHICS_MODEL } from './demographics.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
 
 /** Face module: loads the configured detector, recognizer and passive-liveness models at start. */
@@ -9,11 +10,12 @@ export default fp(
     const detector = DETECTOR_MODELS[config.face.detector];
     const recognizer = RECOGNIZER_MODELS[config.face.recognizer];
     const liveness = config.face.enable_liveness ? LIVENESS_MODELS : [];
+    const demographics = config.face.enable_demographics ? [DEMOGRAPHICS_MODEL] : [];
 
     lifecycle.add({
       name: 'face-models',
       start: async () => {
-        await Promise.all([detector, recognizer, ...liveness].map((m) => models.load(m)));
+        await Promise.all([detector, recognizer, ...liveness, ...demographics].map((m) => models.load(m)));
       },
     });
     status.setComponent('face_detector', modelComponent(models, [detector]));
@@ -22,10 +24,12 @@ export default fp(
       'liveness',
       config.face.enable_liveness ? modelComponent(models, LIVENESS_MODELS) : () => ({ loaded: false, reason: 'disabled (face.enable_liveness: false)' }),
     );
-    status.setComponent('demographics', () => ({
-      loaded: false,
-      reason: 'no age/gender model is installed; the face result carries demographics: null',
-    }));
+    status.setComponent(
+      'demographics',
+      config.face.enable_demographics
+        ? modelComponent(models, [DEMOGRAPHICS_MODEL])
+        : () => ({ loaded: false, reason: 'disabled (face.enable_demographics: false)' }),
+    );
   },
   { name: 'vigil-face', dependencies: ['vigil-core'] },
 );
