@@ -1,19 +1,18 @@
 // Gender accuracy and age estimates on ../shared/testdata/faces/identities, and the per-face cost.
 //   node --import tsx bench/eval-demographics.ts               the shipped model, as the daemon runs it
 //   node --import tsx bench/eval-demographics.ts --candidates  every TFJS candidate x crop variant
-// Faces come from SCRFD-500m (the most confident face per image; the daemon's default detector).
+// Faces come from the daemon's face service (default detector SCRFD-500m, largest face per image).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ort from 'onnxruntime-node';
-import pino from 'pino';
+import { join } from 'node:path';
 import { decodeImage, type RgbImage } from '../src/core/image-decode.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { CROP_LEVEL, CROP_SCALE, DEMOGRAPHICS_MODEL, estimateDemographics } from '../src/modules/face/demographics.js';
 import { cropRegion, faceRegion } from '../src/modules/face/face-crop.js';
-import { readProfile } from '../src/runtime/hw-profile.js';
-import { ModelRegistry } from '../src/runtime/model-registry.js';
+import type { RawFace } from '../src/modules/face/face-geometry.js';
+import { emptyTimings, type StageTimings } from '../src/modules/face/face-service.js';
+import { testApp } from '../test/helpers/app.js';
 import { CANDIDATES, candidateSession } from './lib/attr-candidates.js';
-import { mostConfidentFace, type DetectedFace } from './lib/scrfd-faces.js';
 import { machineLine, row, summarize, timeIt } from './lib/stats.js';
 
 const IDENTITIES = join(packageRoot(), '..', 'shared', 'testdata', 'faces', 'identities');
@@ -24,18 +23,16 @@ interface Sample {
   identity: string;
   file: string;
   img: RgbImage;
-  face: DetectedFace;
+  face: RawFace;
 }
 
-const registry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-const detector = await registry.load('face_det_scrfd_500m');
-if (!detector) throw new Error(`detector unavailable: ${registry.status('face_det_scrfd_500m')?.reason}`);
-
+const t = await testApp({ face: { enable_demographics: true } });
+const faces = t.app.faceService;
 const samples: Sample[] = [];
 for (const identity of readdirSync(IDENTITIES).sort()) {
   for (const file of readdirSync(join(IDENTITIES, identity)).sort()) {
     const img = await decodeImage(readFileSync(join(IDENTITIES, identity, file)), { field: 'image', maxPixels: 40_000_000 });
-    const face = await mostConfidentFace(detector.session, img);
+    const [face] = await faces.detect(img, { maxFaces: 1 });
     if (!face) console.log(`no face found in ${identity}/${file} (counted as wrong)`);
     else samples.push({ identity, file, img, face });
   }
@@ -56,7 +53,7 @@ if (process.argv.includes('--candidates')) {
       let margin = Infinity;
       const ages = new Map<string, number[]>();
       for (const s of samples) {
-        const crop = await cropRegion(s.img, faceRegion(s.face.box, s.face.kps, scale, level), c.size);
+        const crop = cropRegion(s.img, faceRegion(s.face.box, s.face.kps, scale, level), c.size);
         const est = await c.run(session, crop);
         if (!Number.isNaN(est.male)) {
           const m = FEMALE.has(s.identity) ? 0.5 - est.male : est.male - 0.5;
@@ -71,12 +68,12 @@ if (process.argv.includes('--candidates')) {
     }
     await session.release();
   }
+  await t.close();
   process.exit(0);
 }
 
-const model = await registry.load(DEMOGRAPHICS_MODEL);
-if (!model) throw new Error(`${DEMOGRAPHICS_MODEL} unavailable: ${registry.status(DEMOGRAPHICS_MODEL)?.reason}`);
-console.log(`model: ${DEMOGRAPHICS_MODEL} (${model.entry.file}), crop ${CROP_SCALE}x the SCRFD box${CROP_LEVEL ? ', eyes levelled' : ''}, provider ${model.provider}\n`);
+const model = t.app.vigil.models.get(DEMOGRAPHICS_MODEL);
+console.log(`model: ${DEMOGRAPHICS_MODEL} (${model.entry.file}), crop ${CROP_SCALE}x the detector box${CROP_LEVEL ? ', eyes levelled' : ''}, provider ${model.provider}\n`);
 console.log('| identity | label | images | gender correct | age: median (min-max) |');
 console.log('|---|---|---|---|---|');
 let correct = 0;
@@ -92,20 +89,28 @@ for (const identity of readdirSync(IDENTITIES).sort()) {
 }
 console.log(`\ngender accuracy: ${correct}/${total} = ${((100 * correct) / total).toFixed(1)}%\n`);
 
-// Per-face cost on one colour photo and one 150x150 crop: crop + inference (what the face pipeline
-// adds per face), inference alone, and SCRFD-500m detection on the same image as the baseline.
-console.log('| per face (ms) | n | p50 | p95 | ratio to detection p50 |');
+// Per-face cost: the face service's stages for the largest face of one colour photo and one
+// 150x150 crop (detection is the baseline), and the demographics model's session.run alone.
+const STAGES: (keyof StageTimings)[] = ['detect', 'align', 'embed', 'quality', 'liveness', 'demographics'];
+console.log('| stage (ms per face) | n | p50 | p95 | ratio to detect p50 |');
 console.log('|---|---|---|---|---|');
 for (const s of [samples.find((x) => x.file === 'obama.jpg'), samples.find((x) => x.file === 'penny1.png')]) {
   if (!s) continue;
-  const detect = summarize(await timeIt(30, () => mostConfidentFace(detector.session, s.img)));
-  const full = summarize(await timeIt(30, () => estimateDemographics(model, s.img, [s.face])));
-  const crop = await cropRegion(s.img, faceRegion(s.face.box, s.face.kps, CROP_SCALE, CROP_LEVEL), 224);
+  const runs: StageTimings[] = [];
+  for (let i = 0; i < 33; i++) {
+    const timings = emptyTimings();
+    await faces.analyze(s.img, { maxFaces: 1, timings });
+    if (i >= 3) runs.push(timings);
+  }
+  const detect = summarize(runs.map((r) => r.detect));
+  const label = `${s.identity}/${s.file} (${s.img.width}x${s.img.height})`;
+  for (const stage of STAGES) {
+    const sum = summarize(runs.map((r) => r[stage]));
+    console.log(row(`${label}: ${stage}`, sum, (sum.p50 / detect.p50).toFixed(2)));
+  }
+  const crop = cropRegion(s.img, faceRegion(s.face.box, s.face.kps, CROP_SCALE, CROP_LEVEL), 224);
   const feeds = { [model.entry.inputs[0]!.name]: new ort.Tensor('float32', Float32Array.from(crop), [1, 224, 224, 3]) };
   const infer = summarize(await timeIt(30, () => model.session.run(feeds)));
-  const label = `${s.identity}/${s.file} (${s.img.width}x${s.img.height})`;
-  console.log(row(`${label}: SCRFD-500m detection (baseline)`, detect, '1.00'));
-  console.log(row(`${label}: demographics crop + inference`, full, (full.p50 / detect.p50).toFixed(2)));
-  console.log(row(`${label}: demographics inference only`, infer, (infer.p50 / detect.p50).toFixed(2)));
+  console.log(row(`${label}: demographics session.run alone`, infer, (infer.p50 / detect.p50).toFixed(2)));
 }
-await registry.close();
+await t.close();

@@ -5,14 +5,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ort from 'onnxruntime-node';
-import pino from 'pino';
 import { decodeImage, type RgbImage } from '../src/core/image-decode.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { cropRegion, faceRegion } from '../src/modules/face/face-crop.js';
-import { readProfile } from '../src/runtime/hw-profile.js';
-import { ModelRegistry } from '../src/runtime/model-registry.js';
+import { testApp } from '../test/helpers/app.js';
 import { candidateSession } from './lib/attr-candidates.js';
-import { mostConfidentFace } from './lib/scrfd-faces.js';
 import { machineLine } from './lib/stats.js';
 
 const FACES = join(packageRoot(), '..', 'shared', 'testdata', 'faces');
@@ -24,12 +21,11 @@ const session = (name: string) => candidateSession({ name, ref: `${HUMAN}/${name
 const antispoof = await session('antispoof');
 const liveness = await session('liveness');
 const emotion = await session('emotion');
-const registry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-const detector = (await registry.load('face_det_scrfd_500m'))!;
+const t = await testApp();
 
 async function face(file: string): Promise<{ img: RgbImage; region: ReturnType<typeof faceRegion> } | undefined> {
   const img = await decodeImage(readFileSync(join(FACES, file)), { field: 'image', maxPixels: 40_000_000 });
-  const f = await mostConfidentFace(detector.session, img, 0.3);
+  const [f] = await t.app.faceService.detect(img, { maxFaces: 1 });
   return f && { img, region: faceRegion(f.box, f.kps, 1.0, false) };
 }
 const nhwc = (crop: Buffer, size: number) => new ort.Tensor('float32', Float32Array.from(crop, (v) => v / 255), [1, size, size, 3]);
@@ -45,8 +41,8 @@ for (const [file, label] of [...pad.map((f) => [f.file.slice(6), f.labels?.liven
     console.log(`| ${file} | ${label} | no face | no face |`);
     continue;
   }
-  const a = await antispoof.run({ conv2d_input: nhwc(await cropRegion(f.img, f.region, 128), 128) });
-  const l = await liveness.run({ conv2d_1_input: nhwc(await cropRegion(f.img, f.region, 32), 32) });
+  const a = await antispoof.run({ conv2d_input: nhwc(cropRegion(f.img, f.region, 128), 128) });
+  const l = await liveness.run({ conv2d_1_input: nhwc(cropRegion(f.img, f.region, 32), 32) });
   const lv = Array.from(l['Identity']!.data as Float32Array).map((v) => v.toFixed(3));
   console.log(`| ${file} | ${label} | ${(a['Identity']!.data as Float32Array)[0]!.toFixed(3)} | ${lv.join(', ')} |`);
 }
@@ -58,7 +54,7 @@ for (const id of readdirSync(join(FACES, 'identities')).filter((d) => d.startsWi
   for (const file of readdirSync(join(FACES, 'identities', id))) {
     const f = await face(join('identities', id, file));
     if (!f) continue;
-    const crop = await cropRegion(f.img, f.region, 64);
+    const crop = cropRegion(f.img, f.region, 64);
     const grey = new Float32Array(64 * 64);
     for (let i = 0; i < grey.length; i++) grey[i] = ((crop[i * 3]! * 0.2989 + crop[i * 3 + 1]! * 0.587 + crop[i * 3 + 2]! * 0.114) / 255 - 0.5) * 2;
     const p = Array.from((await emotion.run({ input_1: new ort.Tensor('float32', grey, [1, 64, 64, 1]) }))['Identity']!.data as Float32Array);
@@ -66,4 +62,4 @@ for (const id of readdirSync(join(FACES, 'identities')).filter((d) => d.startsWi
     console.log(`| ${id}/${file} | ${p[3]!.toFixed(3)} | ${CLASSES[top]} ${p[top]!.toFixed(2)} |`);
   }
 }
-await registry.close();
+await t.close();

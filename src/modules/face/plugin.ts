@@ -1,9 +1,11 @@
 import fp from 'fastify-plugin';
 import { modelComponent } from '../../core/status-board.js';
 import { DEMOGRAPHICS_MODEL } from './demographics.js';
+import { FaceService } from './face-service.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
+import { faceRoutes } from './routes.js';
 
-/** Face module: loads the configured detector, recognizer and passive-liveness models at start. */
+/** Face module: loads the configured detector, recognizer, passive-liveness and demographics models at start, serves /detect and /verify. */
 export default fp(
   async (app) => {
     const { config, models, status, lifecycle } = app.vigil;
@@ -30,6 +32,20 @@ export default fp(
         ? modelComponent(models, [DEMOGRAPHICS_MODEL])
         : () => ({ loaded: false, reason: 'disabled (face.enable_demographics: false)' }),
     );
+    // Healthy when every required model is loaded; demographics is optional (null when absent,
+    // /admin/models says why), so it is reported here but does not make the module unhealthy.
+    status.setModule('face', () => {
+      const missing = [detector, recognizer, ...liveness].filter((m) => !models.status(m)?.loaded);
+      if (missing.length > 0) {
+        const why = missing.map((m) => `${m}: ${models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
+        return { ok: false, detail: `models unavailable: ${why}` };
+      }
+      const attrs = !config.face.enable_demographics ? 'off' : models.status(DEMOGRAPHICS_MODEL)?.loaded ? 'on' : `unavailable (${models.status(DEMOGRAPHICS_MODEL)?.reason ?? 'not loaded yet'})`;
+      return { ok: true, detail: `detector ${detector}, recognizer ${recognizer}, passive liveness ${liveness.length ? 'on' : 'off'}, demographics ${attrs}` };
+    });
+
+    app.decorate('faceService', new FaceService(models, config));
+    await faceRoutes(app);
   },
   { name: 'vigil-face', dependencies: ['vigil-core'] },
 );
