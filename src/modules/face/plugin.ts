@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin';
 import { modelComponent } from '../../core/status-board.js';
 import { InferenceWorker } from '../../runtime/inference-worker.js';
+import { DEMOGRAPHICS_MODEL } from './demographics.js';
 import { FaceService } from './face-service.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
 import { faceRoutes } from './routes.js';
 
-/** Face module: loads the configured detector, recognizer and passive-liveness models at start, serves /detect and /verify. */
+/** Face module: loads the configured detector, recognizer, passive-liveness and demographics models at start, serves /detect and /verify. */
 export default fp(
   async (app) => {
     const { config, models, status, lifecycle, log, profile } = app.vigil;
@@ -19,8 +20,10 @@ export default fp(
     lifecycle.add({
       name: 'face-models',
       start: async () => {
+        // Required and optional models alike: a failure is recorded (health, /admin/models) and
+        // the rest still start; an optional one that fails leaves its field null.
         await Promise.all(
-          service.requiredModels().map((m) =>
+          [...service.requiredModels(), ...service.optionalModels()].map((m) =>
             service.openModel(m).catch((err: unknown) => {
               openFailures.set(m, `inference worker could not open it: ${(err as Error).message}`);
               log.error({ err, model: m }, 'face model failed to open in the inference worker');
@@ -36,18 +39,22 @@ export default fp(
       'liveness',
       config.face.enable_liveness ? modelComponent(models, LIVENESS_MODELS) : () => ({ loaded: false, reason: 'disabled (face.enable_liveness: false)' }),
     );
-    status.setComponent('demographics', () => ({
-      loaded: false,
-      reason: 'no age/gender model is installed; the face result carries demographics: null',
-    }));
-    // Healthy when every model the configuration asks for is loaded (demographics is optional and absent).
+    status.setComponent(
+      'demographics',
+      config.face.enable_demographics
+        ? modelComponent(models, [DEMOGRAPHICS_MODEL])
+        : () => ({ loaded: false, reason: 'disabled (face.enable_demographics: false)' }),
+    );
+    // Healthy when every required model is loaded; demographics is optional (null when absent,
+    // /admin/models says why), so it is reported here but does not make the module unhealthy.
     status.setModule('face', () => {
       const missing = [detector, recognizer, ...liveness].filter((m) => !models.status(m)?.loaded || openFailures.has(m));
       if (missing.length > 0) {
         const why = missing.map((m) => `${m}: ${openFailures.get(m) ?? models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
         return { ok: false, detail: `models unavailable: ${why}` };
       }
-      return { ok: true, detail: `detector ${detector}, recognizer ${recognizer}, passive liveness ${liveness.length ? 'on' : 'off'}; demographics unavailable (no model)` };
+      const attrs = !config.face.enable_demographics ? 'off' : models.status(DEMOGRAPHICS_MODEL)?.loaded ? 'on' : `unavailable (${models.status(DEMOGRAPHICS_MODEL)?.reason ?? 'not loaded yet'})`;
+      return { ok: true, detail: `detector ${detector}, recognizer ${recognizer}, passive liveness ${liveness.length ? 'on' : 'off'}, demographics ${attrs}` };
     });
 
     app.decorate('faceService', service);
