@@ -20,7 +20,7 @@ import { fmt, machineLine, row, summarize, timeIt, type Summary } from './lib/st
 const ROOT = packageRoot();
 const FACES = resolve(ROOT, '..', 'shared', 'testdata', 'faces');
 const N = Number(process.argv[process.argv.indexOf('--n') + 1]) || 40;
-const STAGES = ['decode', 'detect', 'detect_model', 'align', 'embed', 'quality', 'liveness'] as const;
+const STAGES = ['decode', 'detect', 'detect_model', 'align', 'embed', 'quality', 'liveness', 'demographics'] as const;
 
 function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -107,7 +107,7 @@ async function main() {
   const child = await startDaemon(port, dataDir);
   const base = `http://127.0.0.1:${port}/api/v1`;
   console.log(machineLine());
-  console.log(`daemon: defaults (scrfd_500m, faceplugin_512d, passive liveness on, quality on), CPU provider; n=${N} per row\n`);
+  console.log(`daemon: defaults (scrfd_500m, faceplugin_512d, passive liveness, quality and demographics on), CPU provider; n=${N} per row\n`);
   const cases: [string, string, Record<string, Buffer>][] = [
     ['/detect one face 640x480', `${base}/detect`, { image: one }],
     ['/detect six faces 710x473', `${base}/detect`, { image: six }],
@@ -136,11 +136,13 @@ async function main() {
   const rec = await rawModel('face_rec_faceplugin_512d.onnx', [1, 3, 112, 112]);
   const l1 = await rawModel('antispoof_minifasnet_v2_scale2.7_80x80.onnx', [1, 3, 80, 80]);
   const l2 = await rawModel('antispoof_minifasnet_v1se_scale4.0_80x80.onnx', [1, 3, 80, 80]);
-  const floorDetect = det.p50 + rec.p50 + l1.p50 + l2.p50;
+  const attr = await rawModel('face_attr_hse_faceres_224.onnx', [1, 224, 224, 3]);
+  const perFace = rec.p50 + l1.p50 + l2.p50 + attr.p50;
+  const floorDetect = det.p50 + perFace;
   console.log('| request | n | p50 ms | p95 ms | x raw-model floor | ' + STAGES.map((k) => `${k} p50`).join(' | ') + ' |');
   console.log('|---|---|---|---|---|' + STAGES.map(() => '---').join('|') + '|');
   for (const r of results) {
-    const floor = r.label.startsWith('/verify') ? 2 * floorDetect : r.label.includes('six') ? det.p50 + 6 * (rec.p50 + l1.p50 + l2.p50) : floorDetect;
+    const floor = r.label.startsWith('/verify') ? 2 * floorDetect : r.label.includes('six') ? det.p50 + 6 * perFace : floorDetect;
     console.log(row(r.label, r.s, `${(r.s.p50 / floor).toFixed(2)} | ${STAGES.map((k) => fmt(r.stages[k]!)).join(' | ')}`));
   }
   console.log('\nBaseline, same run: raw onnxruntime session.run (CPU, main thread, random input)\n');
@@ -150,7 +152,8 @@ async function main() {
   console.log(row('faceplugin_512d @ 112x112', rec));
   console.log(row('MiniFASNetV2 @ 80x80', l1));
   console.log(row('MiniFASNetV1SE @ 80x80', l2));
-  console.log(`\nraw-model floor: /detect one face ${fmt(floorDetect)} ms (detector + recognizer + 2 liveness), /verify ${fmt(2 * floorDetect)} ms`);
+  console.log(row('HSE FaceRes (demographics) @ 224x224', attr));
+  console.log(`\nraw-model floor: /detect one face ${fmt(floorDetect)} ms (detector + recognizer + 2 liveness + demographics), /verify ${fmt(2 * floorDetect)} ms`);
 }
 
 await main();
