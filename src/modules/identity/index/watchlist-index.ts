@@ -127,6 +127,18 @@ export class WatchlistIndex {
     }
   }
 
+  /** An identity's best score over its samples (exact), or null when it is not in the index. */
+  scoreIdentity(identityId: string, query: Float32Array, rescore?: IndexSearchOptions['rescore']): number | null {
+    const rows = this.rowsOf.get(identityId);
+    if (!rows) return null;
+    let best = -Infinity;
+    for (const row of rows) {
+      const values = this.matrix.row(row);
+      best = Math.max(best, rescore ? rescore(query, values) : dot(query, values));
+    }
+    return best;
+  }
+
   private rerank(query: Float32Array, rows: Int32Array, opts: IndexSearchOptions): IndexHit[] {
     const best = new Map<string, IndexHit>();
     for (const row of rows) {
