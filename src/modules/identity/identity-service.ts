@@ -64,6 +64,10 @@ export class IdentityService {
     });
   }
 
+  get store(): WatchlistStore {
+    return this.deps.store;
+  }
+
   get recognizer(): string {
     return this.deps.face.recognizerName;
   }
