@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import type { VigilEvent } from '../../src/core/event-bus.js';
+import type { VigilEvent } from '../../src/core/event-types.js';
 import { assertErrorShape, testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { enroll, face, identify, person, watchlists } from './helpers.js';

@@ -10,8 +10,8 @@
  *                  similarity the caller measured for it, so absence pulls the mean down);
  * - votes(id)    = samples in which id ranked first at or above the threshold;
  * - decision     = the identity with the highest support, when its support reaches the
- *                  threshold and it has the most votes (ties: higher support). Otherwise no
- *                  decision (null): an unknown person, or an ambiguous track.
+ *                  threshold and it holds a strict majority of the votes cast. Otherwise no
+ *                  decision (null): an unknown person, or an ambiguous (split) track.
  */
 export interface SampleScores {
   /** Similarity per candidate identity id for this sample. */
@@ -59,7 +59,7 @@ export function resolveSamples(samples: SampleScores[], threshold: number): Reso
   });
   candidates.sort((a, b) => b.similarity - a.similarity || b.votes - a.votes || (a.identity_id < b.identity_id ? -1 : 1));
   const best = candidates[0];
-  const mostVotes = Math.max(0, ...candidates.map((c) => c.votes));
-  const decision = best && best.similarity >= threshold && best.votes === mostVotes && best.votes > 0 ? best : null;
+  const cast = [...votes.values()].reduce((a, b) => a + b, 0);
+  const decision = best && best.similarity >= threshold && best.votes * 2 > cast ? best : null;
   return { decision, candidates, samples: samples.length };
 }
