@@ -18,7 +18,8 @@ export const IdentitySection = Type.Object(
     }),
     alert_thresholds: Type.Record(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), Type.Number({ minimum: 0, maximum: 1 }), {
       default: {},
-      description: 'Per-watchlist alert thresholds overriding alert_threshold, e.g. {"vip": 0.45} (YAML file only).',
+      additionalProperties: false,
+      description: 'Per-watchlist alert thresholds overriding alert_threshold, e.g. {"vip": 0.45} (YAML, or JSON in the environment).',
     }),
     enforce_quality: Type.Boolean({
       default: true,

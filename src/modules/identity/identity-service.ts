@@ -9,7 +9,7 @@ import { FaceClusterer } from './face-clusterer.js';
 import { WatchlistIndex, type IndexSearchOptions } from './index/watchlist-index.js';
 import { resolveSamples } from './identity-resolver.js';
 import { StaleSamples } from './stale-samples.js';
-import { DEFAULT_WATCHLIST, embeddingFromBytes, type IdentityRecord, type NewSample, type WatchlistStore } from './watchlist-store.js';
+import { DEFAULT_WATCHLIST, embeddingFromBytes, type IdentityRecord, type NewSample, type SampleKey, type SampleRecord, type WatchlistStore } from './watchlist-store.js';
 
 export interface Match {
   identity_id: string;
@@ -27,6 +27,14 @@ export interface EnrollResult {
   samples: number;
   /** true when this call created the identity, false when it added a sample to it. */
   created: boolean;
+}
+
+interface LoadState {
+  recognizer: string;
+  scratch: Float32Array;
+  lastIdentity: string;
+  lastWatchlist: string;
+  index: WatchlistIndex | null;
 }
 
 export interface IdentityDeps {
@@ -100,16 +108,30 @@ export class IdentityService {
     this.sizes.clear();
     this.stale.clear();
     for (const name of this.deps.store.watchlistNames()) this.sizes.set(name, 0);
-    let lastIdentity = '';
-    for (const { key, value } of this.deps.store.samples()) {
-      const [watchlist, identityId] = key;
-      if (identityId !== lastIdentity) {
-        this.sizes.set(watchlist, (this.sizes.get(watchlist) ?? 0) + 1);
-        lastIdentity = identityId;
-      }
-      if (value.model !== this.recognizer) this.stale.add(key, value.model);
-      else this.indexFor(watchlist, value.embedding.byteLength >> 2).add(identityId, embeddingFromBytes(value.embedding));
+    const state: LoadState = { recognizer: this.recognizer, scratch: new Float32Array(0), lastIdentity: '', lastWatchlist: '', index: null };
+    for (const { key, value } of this.deps.store.samples()) this.loadSample(state, key, value);
+  }
+
+  /** One stored sample into the indexes (a small function V8 optimises early in a long walk). */
+  private loadSample(state: LoadState, key: SampleKey, value: SampleRecord): void {
+    const watchlist = key[0];
+    const identityId = key[1];
+    if (identityId !== state.lastIdentity) {
+      this.sizes.set(watchlist, (this.sizes.get(watchlist) ?? 0) + 1);
+      state.lastIdentity = identityId;
     }
+    if (value.model !== state.recognizer) {
+      this.stale.add(key, value.model);
+      return;
+    }
+    const dim = value.embedding.byteLength >> 2;
+    // One scratch array for the whole walk: the index copies each row into its own memory.
+    if (state.scratch.length !== dim) state.scratch = new Float32Array(dim);
+    if (watchlist !== state.lastWatchlist || !state.index) {
+      state.index = this.indexFor(watchlist, dim);
+      state.lastWatchlist = watchlist;
+    }
+    state.index.add(identityId, embeddingFromBytes(value.embedding, state.scratch));
   }
 
   private indexFor(watchlist: string, dim: number): WatchlistIndex {

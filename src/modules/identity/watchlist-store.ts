@@ -49,10 +49,13 @@ export function embeddingBytes(e: Float32Array): Uint8Array {
   return new Uint8Array(e.buffer.slice(e.byteOffset, e.byteOffset + e.byteLength));
 }
 
-/** Copies stored bytes into an aligned Float32Array (stored buffers need not be 4-byte aligned). */
-export function embeddingFromBytes(bytes: Uint8Array): Float32Array {
-  const out = new Float32Array(bytes.byteLength >> 2);
-  new Uint8Array(out.buffer).set(bytes.subarray(0, out.byteLength));
+/**
+ * Copies stored bytes into an aligned Float32Array (stored buffers need not be 4-byte
+ * aligned). Pass `into` to reuse one array across a whole load instead of allocating per row.
+ */
+export function embeddingFromBytes(bytes: Uint8Array, into?: Float32Array): Float32Array {
+  const out = into && into.length === bytes.byteLength >> 2 ? into : new Float32Array(bytes.byteLength >> 2);
+  new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(bytes.subarray(0, out.byteLength));
   return out;
 }
 
@@ -104,9 +107,9 @@ export class WatchlistStore {
     return [...this.watchlistsDb.getKeys()].map(String);
   }
 
-  /** Every stored sample, in key order (watchlist, identity, seq). */
-  *samples(): Generator<{ key: SampleKey; value: SampleRecord }> {
-    for (const { key, value } of this.samplesDb.getRange()) yield { key, value };
+  /** Every stored sample, in key order (watchlist, identity, seq); the start-up load walks this. */
+  samples(): Iterable<{ key: SampleKey; value: SampleRecord }> {
+    return this.samplesDb.getRange();
   }
 
   /** Every identity record. */
