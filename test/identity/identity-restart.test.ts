@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertErrorShape, testApp } from '../helpers/app.js';
+import { spawnDaemon } from '../helpers/daemon.js';
 import { enroll, identify, person, watchlists } from './helpers.js';
 
 describe('identity: persistence across restart and a change of recognizer', () => {
@@ -65,6 +66,50 @@ describe('identity: persistence across restart and a change of recognizer', () =
       t = await testApp({ face: { enable_liveness: false, recognizer: 'faceplugin_512d' } }, {}, dataDir);
       assert.deepEqual((await watchlists(t.app)).default, { name: 'default', size: 1, samples: 1, stale_samples: 0 });
       assert.deepEqual((await t.app.inject({ method: 'GET', url: '/api/v1/identity/stale' })).json().stale_samples, 0);
+      await t.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('identity: index snapshot and kill -9 of the daemon', () => {
+  it('a clean stop leaves a snapshot the next start loads; after kill -9 the start rebuilds from LMDB with every acknowledged enrolment', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'vigil-id-kill-'));
+    try {
+      let t = await testApp({ face: { enable_liveness: false } }, {}, dataDir);
+      assert.equal(t.app.identity.loadedFrom, 'database');
+      assert.equal((await enroll(t.app, person('bbt_raj', 'raj1.png'), { label: 'Raj', identity_id: 'raj' })).statusCode, 200);
+      await t.close();
+      t = await testApp({ face: { enable_liveness: false } }, {}, dataDir);
+      assert.equal(t.app.identity.loadedFrom, 'snapshot', 'clean stop wrote a snapshot matching the database');
+      assert.equal((await identify(t.app, person('bbt_raj', 'raj2.png'))).json().matches[0]?.identity_id, 'raj');
+      await t.close();
+
+      // The real daemon enrols over HTTP and is killed with SIGKILL right after the responses.
+      const daemon = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_FACE_ENABLE_LIVENESS: 'false', VIGIL_LOG_LEVEL: 'warn' });
+      const form = (file: Buffer, fields: Record<string, string>) => {
+        const fd = new FormData();
+        fd.set('image', new Blob([new Uint8Array(file)]), 'face.png');
+        for (const [k, v] of Object.entries(fields)) fd.set(k, v);
+        return fd;
+      };
+      const acked: string[] = [];
+      await Promise.all(
+        ['penny1.png', 'penny2.png', 'penny3.png'].map(async (f, i) => {
+          const res = await fetch(`${daemon.url}/api/v1/watchlist/enroll`, { method: 'POST', body: form(person('bbt_penny', f), { label: 'Penny', identity_id: `penny-${i}` }) });
+          assert.equal(res.status, 200, await res.text());
+          acked.push(`penny-${i}`);
+        }),
+      );
+      daemon.proc.kill('SIGKILL');
+      assert.equal((await daemon.exited).signal, 'SIGKILL');
+
+      t = await testApp({ face: { enable_liveness: false } }, {}, dataDir);
+      assert.equal(t.app.identity.loadedFrom, 'database', 'the snapshot no longer matches the database');
+      assert.deepEqual((await watchlists(t.app)).default, { name: 'default', size: 4, samples: 4, stale_samples: 0 });
+      for (const id of acked) assert.ok(t.app.identity.identity(id), `${id} acknowledged but lost`);
+      assert.equal((await identify(t.app, person('bbt_penny', 'penny4.png'))).json().matches[0]?.label, 'Penny');
       await t.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

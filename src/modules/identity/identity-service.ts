@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { VigilConfig } from '../../config/schema.js';
 import type { EventBus } from '../../core/event-bus.js';
@@ -6,6 +7,7 @@ import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableErr
 import type { RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceResult, FaceService } from '../face/face-service.js';
 import { FaceClusterer } from './face-clusterer.js';
+import { readSnapshot, removeSnapshot, writeSnapshot } from './index/index-snapshot.js';
 import { WatchlistIndex, type IndexSearchOptions } from './index/watchlist-index.js';
 import { resolveSamples } from './identity-resolver.js';
 import { StaleSamples } from './stale-samples.js';
@@ -28,6 +30,9 @@ export interface EnrollResult {
   /** true when this call created the identity, false when it added a sample to it. */
   created: boolean;
 }
+
+/** Beside the LMDB files in identity.watchlist_dir. */
+export const SNAPSHOT_FILE = 'index-snapshot.bin';
 
 interface LoadState {
   recognizer: string;
@@ -60,6 +65,9 @@ export class IdentityService {
   readonly clusterer: FaceClusterer;
   loaded = false;
   loadMs = 0;
+  /** Where the last start-up took the indexes from. */
+  loadedFrom: 'snapshot' | 'database' | null = null;
+  private snapshotGeneration = -1;
   private readonly cfg: VigilConfig['identity'];
 
   constructor(private readonly deps: IdentityDeps) {
@@ -80,15 +88,30 @@ export class IdentityService {
     return this.deps.face.recognizerName;
   }
 
-  /** Opens LMDB and loads every sample of the current recognizer into the indexes. */
+  /**
+   * Opens LMDB and fills the indexes: from the index snapshot when it matches the database
+   * exactly (same generation, same recognizer), otherwise by walking every stored sample,
+   * after which a fresh snapshot is written for the next start.
+   */
   start(): void {
     const t0 = performance.now();
-    this.deps.store.open();
-    this.loadAll();
+    const store = this.deps.store;
+    store.open();
+    const { snapshot, reason } = readSnapshot(this.snapshotFile, { generation: store.generation(), recognizer: this.recognizer });
+    if (snapshot) {
+      this.replaceIndexes(snapshot.indexes, snapshot.sizes);
+      this.stale.clear();
+      this.loadedFrom = 'snapshot';
+      this.snapshotGeneration = store.generation();
+    } else {
+      this.loadAll();
+      this.loadedFrom = 'database';
+      this.saveSnapshot();
+    }
     this.loaded = true;
     this.loadMs = performance.now() - t0;
     const samples = [...this.indexes.values()].reduce((n, i) => n + i.samples, 0);
-    this.deps.log.info({ samples, watchlists: this.indexes.size, stale: this.stale.count, ms: Math.round(this.loadMs) }, 'watchlists loaded');
+    this.deps.log.info({ samples, watchlists: this.sizes.size, stale: this.stale.count, from: this.loadedFrom, snapshot: reason, ms: Math.round(this.loadMs) }, 'watchlists loaded');
     if (this.stale.count > 0) {
       this.deps.log.warn(
         { stale: this.stale.count, models: this.stale.models(), recognizer: this.recognizer },
@@ -98,9 +121,40 @@ export class IdentityService {
   }
 
   async stop(): Promise<void> {
+    if (this.loaded) {
+      await this.deps.store.settled();
+      try {
+        this.saveSnapshot();
+      } catch (err) {
+        this.deps.log.warn({ err }, 'index snapshot not written; the next start rebuilds from the database');
+      }
+    }
     this.loaded = false;
     this.clusterer.clear();
     await this.deps.store.close();
+  }
+
+  private get snapshotFile(): string {
+    return join(this.deps.store.dir, SNAPSHOT_FILE);
+  }
+
+  /** Writes the snapshot unless nothing changed since the last one; never with stale samples (not in it). */
+  private saveSnapshot(): void {
+    const generation = this.deps.store.generation();
+    if (this.stale.count > 0) {
+      removeSnapshot(this.snapshotFile);
+      return;
+    }
+    if (generation === this.snapshotGeneration) return;
+    writeSnapshot(this.snapshotFile, { generation, recognizer: this.recognizer, sizes: this.sizes, indexes: this.indexes });
+    this.snapshotGeneration = generation;
+  }
+
+  private replaceIndexes(indexes: Map<string, WatchlistIndex>, sizes: Map<string, number>): void {
+    this.indexes.clear();
+    for (const [k, v] of indexes) this.indexes.set(k, v);
+    this.sizes.clear();
+    for (const [k, v] of sizes) this.sizes.set(k, v);
   }
 
   private loadAll(): void {
@@ -368,6 +422,6 @@ export class IdentityService {
       this.stale.count > 0
         ? `; ${this.stale.count} samples from another recognizer (${Object.keys(this.stale.models()).join(', ')}) are not searchable: re-enrol them with ${this.recognizer} (GET /api/v1/identity/stale)`
         : '';
-    return { ok: true, detail: `${identities} identities, ${samples} searchable samples in ${this.sizes.size} watchlists (recognizer ${this.recognizer})${stale}` };
+    return { ok: true, detail: `${identities} identities, ${samples} searchable samples in ${this.sizes.size} watchlists (recognizer ${this.recognizer}; loaded from the ${this.loadedFrom} in ${(this.loadMs / 1000).toFixed(1)} s)${stale}` };
   }
 }

@@ -73,6 +73,7 @@ export class WatchlistStore {
   private identitiesDb!: Database<IdentityRecord, string>;
   private samplesDb!: Database<SampleRecord, SampleKey>;
   private watchlistsDb!: Database<{ name: string; created_at: string }, string>;
+  private metaDb!: Database<number, string>;
 
   constructor(readonly dir: string) {}
 
@@ -83,6 +84,7 @@ export class WatchlistStore {
     this.samplesDb = this.root.openDB<SampleRecord, SampleKey>({ name: 'samples' });
     this.watchlistsDb = this.root.openDB({ name: 'watchlists' });
     const meta = this.root.openDB<number, string>({ name: 'meta' });
+    this.metaDb = meta;
     const version = meta.get('schema');
     if (version === undefined) meta.putSync('schema', SCHEMA_VERSION);
     else if (version !== SCHEMA_VERSION) throw new Error(`watchlist database schema ${version} is not the supported ${SCHEMA_VERSION}`);
@@ -94,8 +96,25 @@ export class WatchlistStore {
     if (root) await root.close();
   }
 
+  /** Resolves once every write issued so far is committed. */
+  async settled(): Promise<void> {
+    if (this.root) await this.root.committed;
+  }
+
   get isOpen(): boolean {
     return this.root !== null;
+  }
+
+  /**
+   * Counts committed changes: every mutation bumps it in its own transaction. An index
+   * snapshot taken at generation g is exactly the database while this still reads g.
+   */
+  generation(): number {
+    return this.metaDb.get('generation') ?? 0;
+  }
+
+  private bump(): void {
+    void this.metaDb.put('generation', this.generation() + 1);
   }
 
   identity(id: string): IdentityRecord | undefined {
@@ -164,6 +183,7 @@ export class WatchlistStore {
       identity.samples += input.samples.length;
       void this.identitiesDb.put(input.identityId, identity);
       if (this.watchlistsDb.get(input.watchlist) === undefined) void this.watchlistsDb.put(input.watchlist, { name: input.watchlist, created_at: now });
+      this.bump();
       apply(identity, !existing);
       return { ok: true, identity, created: !existing, seqs };
     });
@@ -180,6 +200,7 @@ export class WatchlistStore {
         samples++;
       }
       void this.identitiesDb.remove(id);
+      this.bump();
       apply(identity);
       return { identity, samples };
     });
@@ -205,6 +226,7 @@ export class WatchlistStore {
           removed.push(rec.identity_id);
         } else void this.identitiesDb.put(rec.identity_id, rec);
       }
+      this.bump();
       apply(removed);
       return { samples, identities: removed.length };
     });

@@ -98,6 +98,29 @@ export class GalleryMatrix {
     return last;
   }
 
+  /**
+   * Views of the used part of each region, for a snapshot: float32 rows, int8 codes and
+   * row scales (valid until the next add).
+   */
+  regions(): { vecs: Uint8Array; codes: Uint8Array; scales: Uint8Array } {
+    const { vecs, codes, scales } = this.lay;
+    const buf = this.memory.buffer;
+    const n = this.count;
+    return {
+      vecs: new Uint8Array(buf, vecs, n * this.dim * 4),
+      codes: new Uint8Array(buf, codes, n * this.dim),
+      scales: new Uint8Array(buf, scales, n * 4),
+    };
+  }
+
+  /** A matrix of `rows` rows whose regions `fill` writes straight into WebAssembly memory. */
+  static restore(dim: number, rows: number, fill: (regions: { vecs: Uint8Array; codes: Uint8Array; scales: Uint8Array }) => void): GalleryMatrix {
+    const m = new GalleryMatrix(dim, Math.max(1024, rows + 1));
+    m.count = rows;
+    fill(m.regions());
+    return m;
+  }
+
   /** A view of one row's float32 values (valid until the next add). */
   row(row: number): Float32Array {
     const start = (this.lay.vecs >> 2) + row * this.dim;

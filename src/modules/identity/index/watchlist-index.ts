@@ -57,8 +57,29 @@ export class WatchlistIndex {
   private readonly rowIdentity: string[] = [];
   private readonly rowsOf = new Map<string, number[]>();
 
-  constructor(readonly dim: number, initialCapacity?: number) {
-    this.matrix = new GalleryMatrix(dim, initialCapacity);
+  constructor(
+    readonly dim: number,
+    initialCapacity?: number,
+    matrix?: GalleryMatrix,
+  ) {
+    this.matrix = matrix ?? new GalleryMatrix(dim, initialCapacity);
+  }
+
+  /** The rows for a snapshot: row i belongs to identities[i]. */
+  snapshot(): { identities: readonly string[]; regions: ReturnType<GalleryMatrix['regions']> } {
+    return { identities: this.rowIdentity, regions: this.matrix.regions() };
+  }
+
+  /** Rebuilds an index from a snapshot: `fill` writes the matrix regions of identities.length rows. */
+  static restore(dim: number, identities: string[], fill: Parameters<typeof GalleryMatrix.restore>[2]): WatchlistIndex {
+    const index = new WatchlistIndex(dim, undefined, GalleryMatrix.restore(dim, identities.length, fill));
+    identities.forEach((id, row) => {
+      index.rowIdentity[row] = id;
+      const rows = index.rowsOf.get(id);
+      if (rows) rows.push(row);
+      else index.rowsOf.set(id, [row]);
+    });
+    return index;
   }
 
   get identities(): number {
