@@ -3,7 +3,8 @@
 // load time from LMDB at start-up, resident memory, search p50/p95 through the service's
 // match path (index scan + exact re-rank on the face service's calibrated scale + LMDB
 // label lookup), the exact float32 scan and the int8 scan side by side, recall@1 of the
-// int8 scan against exact search, rank-1 of the real probes, and a plain JavaScript
+// int8 scan against exact search, the start-up after a clean stop (from the index snapshot,
+// again in a fresh process), rank-1 of the real probes, and a plain JavaScript
 // brute-force loop over a Float32Array measured in the same process as the baseline.
 //   node --import tsx bench/identify-scale.ts [--sizes 10000,100000,1000000] [--queries 200]
 import { spawnSync } from 'node:child_process';
@@ -162,8 +163,25 @@ async function measure(size: number, dir: string, queries: number, baselineQueri
   };
 }
 
+/** Phase 3 (fresh process): the start-up after a clean stop, from the index snapshot. */
+async function reload(dir: string) {
+  const config = configFor(dir);
+  const face = await faceService(config);
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const service = new IdentityService({ config, log: silent, bus: new EventBus(silent), face, store: new WatchlistStore(config.identity.watchlist_dir) });
+  service.start();
+  global.gc?.();
+  const rssAfter = process.memoryUsage().rss;
+  const out = { from: service.loadedFrom, load_s: service.loadMs / 1000, rss_mb: rssAfter / MB, rss_index_mb: (rssAfter - rssBefore) / MB };
+  await service.stop();
+  return out;
+}
+
 if (values.phase === 'write') {
   console.log(JSON.stringify(await write(Number(values.size), values.dir!)));
+} else if (values.phase === 'reload') {
+  console.log(JSON.stringify(await reload(values.dir!)));
 } else if (values.phase === 'measure') {
   console.log(JSON.stringify(await measure(Number(values.size), values.dir!, Number(values.queries), Number(values['baseline-queries']))));
 } else {
@@ -184,15 +202,17 @@ if (values.phase === 'write') {
       };
       const w = run('write') as { write_s: number };
       const m = run('measure') as unknown as Awaited<ReturnType<typeof measure>>;
-      console.log(`${size}: written in ${w.write_s.toFixed(1)} s; ${JSON.stringify({ ...m, exact: undefined, int8: undefined, service: undefined, baseline: undefined })}`);
+      const r = run('reload') as unknown as Awaited<ReturnType<typeof reload>>;
+      console.log(`${size}: written in ${w.write_s.toFixed(1)} s; ${JSON.stringify({ ...m, exact: undefined, int8: undefined, service: undefined, baseline: undefined })}; restart ${JSON.stringify(r)}`);
+      console.log(`  p50/p95 ms: identify path ${fmt(m.service.p50)}/${fmt(m.service.p95)}, exact ${fmt(m.exact.p50)}/${fmt(m.exact.p95)}, int8 ${fmt(m.int8.p50)}/${fmt(m.int8.p95)}, plain JS ${fmt(m.baseline.p50)}/${fmt(m.baseline.p95)}`);
       rows.push(
-        `| ${size.toLocaleString('en')} | ${m.mode} | ${fmt(m.service.p50)} / ${fmt(m.service.p95)} | ${fmt(m.exact.p50)} / ${fmt(m.exact.p95)} | ${fmt(m.int8.p50)} / ${fmt(m.int8.p95)} | ${fmt(m.baseline.p50)} | ${(m.baseline.p50 / m.int8.p50).toFixed(0)}x | ${m.recall_random.toFixed(3)} / ${m.recall_near.toFixed(3)} / ${m.recall_real.toFixed(3)} | ${(m.rank1_real * 100).toFixed(1)}% | ${m.load_s.toFixed(2)} s | ${m.rss_mb.toFixed(0)} (+${m.rss_index_mb.toFixed(0)}) | ${m.db_mb.toFixed(0)} |`,
+        `| ${size.toLocaleString('en')} | ${m.mode} | ${fmt(m.service.p50)} / ${fmt(m.service.p95)} | ${fmt(m.exact.p50)} / ${fmt(m.exact.p95)} | ${fmt(m.int8.p50)} / ${fmt(m.int8.p95)} | ${fmt(m.baseline.p50)} | ${(m.baseline.p50 / m.int8.p50).toFixed(0)}x | ${m.recall_random.toFixed(3)} / ${m.recall_near.toFixed(3)} / ${m.recall_real.toFixed(3)} | ${(m.rank1_real * 100).toFixed(1)}% | ${m.load_s.toFixed(1)} s / ${r.load_s.toFixed(1)} s | ${m.rss_mb.toFixed(0)} / ${r.rss_mb.toFixed(0)} (+${r.rss_index_mb.toFixed(0)}) | ${m.db_mb.toFixed(0)} |`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log('\n| gallery | default mode | identify path p50 / p95 ms | exact f32 scan p50 / p95 | int8 scan + re-rank p50 / p95 | plain JS loop p50 | int8 vs plain | recall@1 int8 vs exact (random / near / real) | rank-1 real | load from LMDB | RSS MB (+index) | LMDB MB |');
+  console.log('\n| gallery | default mode | identify path p50 / p95 ms | exact f32 scan p50 / p95 | int8 scan + re-rank p50 / p95 | plain JS loop p50 | int8 vs plain | recall@1 int8 vs exact (random / near / real) | rank-1 real | start-up load: LMDB walk / snapshot | RSS MB after: LMDB walk / snapshot (+index) | LMDB MB |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }

@@ -26,7 +26,7 @@ export const IdentitySection = Type.Object(
       description: 'Reject enrolment (422 LOW_QUALITY) of a face below face.quality_gate when face.enable_quality is on.',
     }),
     exact_search_max: Type.Integer({
-      default: 20000,
+      default: 10000,
       minimum: 0,
       description: 'Galleries up to this many samples are scanned exactly in float32; larger ones in int8 with exact re-ranking (docs/benchmarks.md).',
     }),
