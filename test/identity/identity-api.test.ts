@@ -70,6 +70,9 @@ describe('identity: watchlist enrol / identify / delete / list on the real model
       assert.deepEqual(e.data, { identity_id: amy, label: 'Amy', similarity: matches[0].similarity, watchlist: 'default' });
       assert.equal(e.camera_id, null);
     }
+    // ...and they reach the event history like every other event.
+    const recent = (await t.app.inject({ method: 'GET', url: '/api/v1/events/recent?event_type=watchlist_alert' })).json() as { id: string; data: unknown }[];
+    assert.ok(recent.some((e) => e.id === events[1]!.id));
   });
 
   it('matches are sorted, thresholded and capped by top_k; the per-watchlist alert threshold applies', async () => {
