@@ -97,7 +97,7 @@ async function measure(size: number, dir: string, queries: number, baselineQueri
   const loadS = service.loadMs / 1000;
   global.gc?.();
   const rssAfter = process.memoryUsage().rss;
-  const index = (service as unknown as { indexes: Map<string, import('../src/modules/identity/index/watchlist-index.js').WatchlistIndex> }).indexes.get(WATCHLIST)!;
+  const index = service.indexOf(WATCHLIST)!;
   const dim = index.dim;
 
   // Queries: the real probes (other photos of enrolled people) and random unit vectors, plus

@@ -70,6 +70,11 @@ describe('clusters, promotion and track decisions over HTTP', () => {
   });
 
   it('promoting a cluster enrols its samples as an identity that identify then finds', async () => {
+    // An identity_id that lives in another watchlist is refused, and the cluster is kept.
+    assert.equal((await enroll(t.app, person('bbt_raj', 'raj1.png'), { label: 'Raj', identity_id: 'raj-else', watchlist_name: 'elsewhere' })).statusCode, 200);
+    const clash = await t.app.inject({ method: 'POST', url: `/api/v1/identity/clusters/${clusterId}/promote`, payload: { label: 'Sheldon', identity_id: 'raj-else' } });
+    assertErrorShape(clash.json(), 409, 'IDENTITY_IN_OTHER_WATCHLIST');
+    assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/identity/clusters/${clusterId}` })).statusCode, 200);
     const res = await t.app.inject({ method: 'POST', url: `/api/v1/identity/clusters/${clusterId}/promote`, payload: { label: 'Sheldon', identity_id: 'sheldon', metadata: { from: 'cluster' } } });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { identity_id: 'sheldon', label: 'Sheldon', watchlist: 'default', metadata: { from: 'cluster' }, samples: 3, created: true, cluster_id: clusterId, promoted_samples: 3 });

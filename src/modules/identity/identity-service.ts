@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { VigilConfig } from '../../config/schema.js';
 import type { EventBus } from '../../core/event-bus.js';
@@ -7,11 +6,11 @@ import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableErr
 import type { RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceResult, FaceService } from '../face/face-service.js';
 import { FaceClusterer } from './face-clusterer.js';
-import { readSnapshot, removeSnapshot, writeSnapshot } from './index/index-snapshot.js';
-import { WatchlistIndex, type IndexSearchOptions } from './index/watchlist-index.js';
+import type { IndexSearchOptions, WatchlistIndex } from './index/watchlist-index.js';
 import { resolveSamples } from './identity-resolver.js';
-import { StaleSamples } from './stale-samples.js';
-import { DEFAULT_WATCHLIST, embeddingFromBytes, type IdentityRecord, type NewSample, type SampleKey, type SampleRecord, type WatchlistStore } from './watchlist-store.js';
+import type { StaleSamples } from './stale-samples.js';
+import { WatchlistMemory } from './watchlist-memory.js';
+import { DEFAULT_WATCHLIST, type IdentityRecord, type NewSample, type WatchlistStore } from './watchlist-store.js';
 
 export interface Match {
   identity_id: string;
@@ -31,15 +30,11 @@ export interface EnrollResult {
   created: boolean;
 }
 
-/** Beside the LMDB files in identity.watchlist_dir. */
-export const SNAPSHOT_FILE = 'index-snapshot.bin';
-
-interface LoadState {
-  recognizer: string;
-  scratch: Float32Array;
-  lastIdentity: string;
-  lastWatchlist: string;
-  index: WatchlistIndex | null;
+function otherWatchlist(identityId: string, watchlist: string): ConflictError {
+  return new ConflictError('IDENTITY_IN_OTHER_WATCHLIST', `identity "${identityId}" is enrolled in watchlist "${watchlist}"; identity ids are unique across watchlists`, {
+    identity_id: identityId,
+    watchlist,
+  });
 }
 
 export interface IdentityDeps {
@@ -58,20 +53,16 @@ export interface IdentityDeps {
  * clustering of faces that matched nobody.
  */
 export class IdentityService {
-  private readonly indexes = new Map<string, WatchlistIndex>();
-  /** Identities per watchlist, searchable or not (the exact `size` of GET /watchlist). */
-  private readonly sizes = new Map<string, number>();
-  readonly stale = new StaleSamples();
+  private readonly memory: WatchlistMemory;
   readonly clusterer: FaceClusterer;
   loaded = false;
   loadMs = 0;
-  /** Where the last start-up took the indexes from. */
-  loadedFrom: 'snapshot' | 'database' | null = null;
-  private snapshotGeneration = -1;
+  private startError: string | null = null;
   private readonly cfg: VigilConfig['identity'];
 
   constructor(private readonly deps: IdentityDeps) {
     this.cfg = deps.config.identity;
+    this.memory = new WatchlistMemory(deps.store, deps.face.recognizerName);
     this.clusterer = new FaceClusterer({
       threshold: this.cfg.cluster_threshold,
       maxClusters: this.cfg.max_clusters,
@@ -88,30 +79,20 @@ export class IdentityService {
     return this.deps.face.recognizerName;
   }
 
-  /**
-   * Opens LMDB and fills the indexes: from the index snapshot when it matches the database
-   * exactly (same generation, same recognizer), otherwise by walking every stored sample,
-   * after which a fresh snapshot is written for the next start.
-   */
+  /** Opens LMDB and fills the in-memory watchlists (snapshot or LMDB walk: WatchlistMemory.load). */
   start(): void {
     const t0 = performance.now();
-    const store = this.deps.store;
-    store.open();
-    const { snapshot, reason } = readSnapshot(this.snapshotFile, { generation: store.generation(), recognizer: this.recognizer });
-    if (snapshot) {
-      this.replaceIndexes(snapshot.indexes, snapshot.sizes);
-      this.stale.clear();
-      this.loadedFrom = 'snapshot';
-      this.snapshotGeneration = store.generation();
-    } else {
-      this.loadAll();
-      this.loadedFrom = 'database';
-      this.saveSnapshot();
+    try {
+      this.deps.store.open();
+      const snapshot = this.memory.load();
+      this.loaded = true;
+      this.loadMs = performance.now() - t0;
+      const m = this.memory;
+      this.deps.log.info({ samples: m.samples, watchlists: m.sizes.size, stale: m.stale.count, from: m.loadedFrom, snapshot, ms: Math.round(this.loadMs) }, 'watchlists loaded');
+    } catch (err) {
+      this.startError = (err as Error).message;
+      throw err;
     }
-    this.loaded = true;
-    this.loadMs = performance.now() - t0;
-    const samples = [...this.indexes.values()].reduce((n, i) => n + i.samples, 0);
-    this.deps.log.info({ samples, watchlists: this.sizes.size, stale: this.stale.count, from: this.loadedFrom, snapshot: reason, ms: Math.round(this.loadMs) }, 'watchlists loaded');
     if (this.stale.count > 0) {
       this.deps.log.warn(
         { stale: this.stale.count, models: this.stale.models(), recognizer: this.recognizer },
@@ -124,7 +105,7 @@ export class IdentityService {
     if (this.loaded) {
       await this.deps.store.settled();
       try {
-        this.saveSnapshot();
+        this.memory.save();
       } catch (err) {
         this.deps.log.warn({ err }, 'index snapshot not written; the next start rebuilds from the database');
       }
@@ -134,67 +115,17 @@ export class IdentityService {
     await this.deps.store.close();
   }
 
-  private get snapshotFile(): string {
-    return join(this.deps.store.dir, SNAPSHOT_FILE);
+  /** The search index of a watchlist (benchmarks and diagnostics). */
+  indexOf(watchlist: string): WatchlistIndex | undefined {
+    return this.memory.indexes.get(watchlist);
   }
 
-  /** Writes the snapshot unless nothing changed since the last one; never with stale samples (not in it). */
-  private saveSnapshot(): void {
-    const generation = this.deps.store.generation();
-    if (this.stale.count > 0) {
-      removeSnapshot(this.snapshotFile);
-      return;
-    }
-    if (generation === this.snapshotGeneration) return;
-    writeSnapshot(this.snapshotFile, { generation, recognizer: this.recognizer, sizes: this.sizes, indexes: this.indexes });
-    this.snapshotGeneration = generation;
+  get loadedFrom(): WatchlistMemory['loadedFrom'] {
+    return this.memory.loadedFrom;
   }
 
-  private replaceIndexes(indexes: Map<string, WatchlistIndex>, sizes: Map<string, number>): void {
-    this.indexes.clear();
-    for (const [k, v] of indexes) this.indexes.set(k, v);
-    this.sizes.clear();
-    for (const [k, v] of sizes) this.sizes.set(k, v);
-  }
-
-  private loadAll(): void {
-    this.indexes.clear();
-    this.sizes.clear();
-    this.stale.clear();
-    for (const name of this.deps.store.watchlistNames()) this.sizes.set(name, 0);
-    const state: LoadState = { recognizer: this.recognizer, scratch: new Float32Array(0), lastIdentity: '', lastWatchlist: '', index: null };
-    for (const { key, value } of this.deps.store.samples()) this.loadSample(state, key, value);
-  }
-
-  /** One stored sample into the indexes (a small function V8 optimises early in a long walk). */
-  private loadSample(state: LoadState, key: SampleKey, value: SampleRecord): void {
-    const watchlist = key[0];
-    const identityId = key[1];
-    if (identityId !== state.lastIdentity) {
-      this.sizes.set(watchlist, (this.sizes.get(watchlist) ?? 0) + 1);
-      state.lastIdentity = identityId;
-    }
-    if (value.model !== state.recognizer) {
-      this.stale.add(key, value.model);
-      return;
-    }
-    const dim = value.embedding.byteLength >> 2;
-    // One scratch array for the whole walk: the index copies each row into its own memory.
-    if (state.scratch.length !== dim) state.scratch = new Float32Array(dim);
-    if (watchlist !== state.lastWatchlist || !state.index) {
-      state.index = this.indexFor(watchlist, dim);
-      state.lastWatchlist = watchlist;
-    }
-    state.index.add(identityId, embeddingFromBytes(value.embedding, state.scratch));
-  }
-
-  private indexFor(watchlist: string, dim: number): WatchlistIndex {
-    let index = this.indexes.get(watchlist);
-    if (!index) {
-      index = new WatchlistIndex(dim);
-      this.indexes.set(watchlist, index);
-    }
-    return index;
+  get stale(): StaleSamples {
+    return this.memory.stale;
   }
 
   private ready(): void {
@@ -203,7 +134,7 @@ export class IdentityService {
 
   /** A watchlist exists once enrolled into; "default" always exists (the spec's default name). */
   exists(watchlist: string): boolean {
-    return watchlist === DEFAULT_WATCHLIST || this.sizes.has(watchlist);
+    return watchlist === DEFAULT_WATCHLIST || this.memory.sizes.has(watchlist);
   }
 
   /** 404 WATCHLIST_NOT_FOUND for a watchlist that does not exist (checked before any image work). */
@@ -243,30 +174,24 @@ export class IdentityService {
     let outcome;
     try {
       outcome = await this.deps.store.addSamples({ identityId, label, watchlist, metadata, samples }, (_identity, created) => {
-        const index = this.indexFor(watchlist, samples[0]!.embedding.length);
+        const index = this.memory.indexFor(watchlist, samples[0]!.embedding.length);
         for (const s of samples) index.add(identityId, s.embedding);
-        if (created) this.sizes.set(watchlist, (this.sizes.get(watchlist) ?? 0) + 1);
+        if (created) this.memory.addIdentity(watchlist);
       });
     } catch (err) {
       // The index already holds the rows of a transaction that did not commit: rebuild it.
       this.deps.log.error({ err }, 'enrolment write failed; reloading the indexes from storage');
-      this.loadAll();
+      this.memory.walk();
       throw err;
     }
-    if (!outcome.ok) {
-      throw new ConflictError(
-        'IDENTITY_IN_OTHER_WATCHLIST',
-        `identity "${identityId}" is enrolled in watchlist "${outcome.conflict.watchlist}"; identity ids are unique across watchlists`,
-        { identity_id: identityId, watchlist: outcome.conflict.watchlist },
-      );
-    }
+    if (!outcome.ok) throw otherWatchlist(identityId, outcome.conflict.watchlist);
     const { identity, created } = outcome;
     return { identity_id: identity.identity_id, label: identity.label, watchlist, metadata: identity.metadata, samples: identity.samples, created };
   }
 
   /** Identities in `watchlist` at or above `threshold`, best first, at most topK. */
   match(embedding: Float32Array, watchlist: string, topK: number, threshold: number): Match[] {
-    const index = this.indexes.get(watchlist);
+    const index = this.memory.indexes.get(watchlist);
     if (!index) return [];
     const { hits } = index.search(embedding, this.searchOptions(topK));
     const out: Match[] = [];
@@ -316,20 +241,21 @@ export class IdentityService {
   async remove(identityId: string): Promise<{ removed: string; watchlist: string; samples: number }> {
     this.ready();
     const result = await this.deps.store.removeIdentity(identityId, (identity) => {
-      this.indexes.get(identity.watchlist)?.remove(identityId);
+      this.memory.indexes.get(identity.watchlist)?.remove(identityId);
       this.stale.removeIdentity(identityId);
-      this.sizes.set(identity.watchlist, Math.max(0, (this.sizes.get(identity.watchlist) ?? 1) - 1));
+      this.memory.addIdentity(identity.watchlist, -1);
     });
     if (!result) throw new NotFoundError('IDENTITY_NOT_FOUND', `no enrolled identity "${identityId}"`, { identity_id: identityId });
     return { removed: identityId, watchlist: result.identity.watchlist, samples: result.samples };
   }
 
   list(): { name: string; size: number; samples: number; stale_samples: number }[] {
-    const names = new Set([DEFAULT_WATCHLIST, ...this.sizes.keys()]);
+    this.ready();
+    const names = new Set([DEFAULT_WATCHLIST, ...this.memory.sizes.keys()]);
     return [...names].sort().map((name) => ({
       name,
-      size: this.sizes.get(name) ?? 0,
-      samples: this.indexes.get(name)?.samples ?? 0,
+      size: this.memory.sizes.get(name) ?? 0,
+      samples: this.memory.indexes.get(name)?.samples ?? 0,
       stale_samples: this.stale.countIn(name),
     }));
   }
@@ -343,9 +269,13 @@ export class IdentityService {
     this.ready();
     const embeddings = this.clusterer.samples(clusterId);
     if (!embeddings) throw new NotFoundError('CLUSTER_NOT_FOUND', `no provisional cluster "${clusterId}"`, { cluster_id: clusterId });
-    const samples = embeddings.map((embedding): NewSample => ({ embedding, model: this.recognizer, source: 'cluster', quality: null }));
-    const result = await this.addSamples(input.identityId ?? randomUUID(), input.label, input.watchlist, input.metadata, samples);
+    const identityId = input.identityId ?? randomUUID();
+    const existing = this.deps.store.identity(identityId);
+    if (existing && existing.watchlist !== input.watchlist) throw otherWatchlist(identityId, existing.watchlist);
+    // Taken before the write so two concurrent promotions cannot enrol the same cluster twice.
     this.clusterer.remove(clusterId);
+    const samples = embeddings.map((embedding): NewSample => ({ embedding, model: this.recognizer, source: 'cluster', quality: null }));
+    const result = await this.addSamples(identityId, input.label, input.watchlist, input.metadata, samples);
     return { ...result, cluster_id: clusterId, promoted_samples: samples.length };
   }
 
@@ -355,7 +285,7 @@ export class IdentityService {
    * combines them (quality-weighted mean and majority of rank-1 votes).
    */
   resolve(samples: { embedding: Float32Array; quality: number | null }[], watchlist: string, topK: number, threshold: number) {
-    const index = this.indexes.get(watchlist);
+    const index = this.memory.indexes.get(watchlist);
     const perSample = samples.map((s) => new Map((index?.search(s.embedding, this.searchOptions(topK)).hits ?? []).map((h) => [h.identityId, h.score])));
     const ids = new Set(perSample.flatMap((m) => [...m.keys()]));
     const rescore = this.searchOptions(topK).rescore;
@@ -396,10 +326,7 @@ export class IdentityService {
     const watchlistOf = new Map(keys.map((k) => [k[1], k[0]]));
     const res = await this.deps.store.removeSamples(keys, (removedIdentities) => {
       for (const id of watchlistOf.keys()) this.stale.removeIdentity(id);
-      for (const id of removedIdentities) {
-        const wl = watchlistOf.get(id)!;
-        this.sizes.set(wl, Math.max(0, (this.sizes.get(wl) ?? 1) - 1));
-      }
+      for (const id of removedIdentities) this.memory.addIdentity(watchlistOf.get(id)!, -1);
     });
     return { removed_samples: res.samples, removed_identities: res.identities };
   }
@@ -415,13 +342,12 @@ export class IdentityService {
   }
 
   status(): { ok: boolean; detail: string } {
-    if (!this.loaded) return { ok: false, detail: 'watchlist database not open' };
-    const samples = [...this.indexes.values()].reduce((n, i) => n + i.samples, 0);
-    const identities = [...this.sizes.values()].reduce((a, b) => a + b, 0);
+    if (!this.loaded) return { ok: false, detail: `watchlist database not open${this.startError ? `: ${this.startError}` : ''}` };
+    const { samples, identities } = this.memory;
     const stale =
       this.stale.count > 0
         ? `; ${this.stale.count} samples from another recognizer (${Object.keys(this.stale.models()).join(', ')}) are not searchable: re-enrol them with ${this.recognizer} (GET /api/v1/identity/stale)`
         : '';
-    return { ok: true, detail: `${identities} identities, ${samples} searchable samples in ${this.sizes.size} watchlists (recognizer ${this.recognizer}; loaded from the ${this.loadedFrom} in ${(this.loadMs / 1000).toFixed(1)} s)${stale}` };
+    return { ok: true, detail: `${identities} identities, ${samples} searchable samples in ${this.memory.sizes.size} watchlists (recognizer ${this.recognizer}; loaded from the ${this.loadedFrom} in ${(this.loadMs / 1000).toFixed(1)} s)${stale}` };
   }
 }
