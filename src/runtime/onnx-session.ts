@@ -45,9 +45,3 @@ export async function createSession(file: string, options: SessionOptions): Prom
     return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
   }
 }
-
-/** Zero-filled tensor of a shape, in float32 or IEEE half bits (Node 20 has no Float16Array). */
-export function zeroTensor(type: 'float32' | 'float16', shape: number[]): ort.Tensor {
-  const size = shape.reduce((a, b) => a * b, 1);
-  return type === 'float16' ? new ort.Tensor('float16', new Uint16Array(size), shape) : new ort.Tensor('float32', new Float32Array(size), shape);
-}
