@@ -14,7 +14,7 @@ import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
 import { ModelRegistry } from './runtime/model-registry.js';
-import { resolveProfile, type BoxProbe } from './runtime/hw-profile.js';
+import { probeGpuVendors, realBox, resolveProfile, type BoxProbe } from './runtime/hw-profile.js';
 import { MODULE_PLUGINS } from './modules/index.js';
 
 export interface AppDeps {
@@ -73,7 +73,8 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const profile = resolveProfile(config.server.hw_profile, deps.box);
+  const box = deps.box ?? (config.server.hw_profile === 'auto' ? { ...realBox, gpuVendors: await probeGpuVendors() } : realBox);
+  const profile = resolveProfile(config.server.hw_profile, box);
   const lifecycle = new Lifecycle(log.child({ component: 'lifecycle' }));
   const ctx: VigilContext = {
     config,

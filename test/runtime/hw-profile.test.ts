@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectProfile, listProfiles, readProfile, resolveProfile, type BoxProbe } from '../../src/runtime/hw-profile.js';
 
-const box = (paths: string[], model = ''): BoxProbe => ({ exists: (p) => paths.includes(p), deviceTreeModel: () => model });
+const box = (paths: string[], model = '', gpuVendors: string[] = []): BoxProbe => ({ exists: (p) => paths.includes(p), deviceTreeModel: () => model, gpuVendors });
 
 describe('hardware profiles', () => {
   it('ships the four profiles and each one validates', () => {
@@ -23,6 +23,8 @@ describe('hardware profiles', () => {
   it('auto-detects an NVIDIA GPU, then VAAPI, else CPU', () => {
     assert.equal(detectProfile(box(['/dev/nvidia0', '/dev/dri/renderD128'])).name, 'x86-nvidia');
     assert.equal(detectProfile(box(['/dev/dri/renderD128'])).name, 'intel-vaapi');
+    // An NVIDIA card that systeminformation sees before the driver's device node exists.
+    assert.equal(detectProfile(box([], '', ['NVIDIA Corporation'])).name, 'x86-nvidia');
     const cpu = detectProfile(box([]));
     assert.equal(cpu.name, 'x86-cpu');
     assert.equal(cpu.detected_by, 'no accelerator found');
