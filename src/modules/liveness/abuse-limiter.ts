@@ -39,6 +39,8 @@ export class RateLimitError extends AppError {
  */
 export class AbuseLimiter {
   private readonly db: RootDatabase<ClientRecord, string>;
+  /** Write-through cache: lmdb-js commits puts asynchronously, so reads go here first. */
+  private readonly cache = new Map<string, ClientRecord>();
 
   constructor(
     dataDir: string,
@@ -52,7 +54,7 @@ export class AbuseLimiter {
 
   private record(client: string, now: number): ClientRecord {
     const from = now - this.settings.windowMs;
-    const r = this.db.get(client) ?? { sessions: [], failures: [] };
+    const r = this.cache.get(client) ?? this.db.get(client) ?? { sessions: [], failures: [] };
     return { sessions: r.sessions.filter((t) => t > from), failures: r.failures.filter((t) => t > from) };
   }
 
@@ -85,15 +87,17 @@ export class AbuseLimiter {
   }
 
   private save(client: string, r: ClientRecord): void {
+    this.cache.set(client, r);
     this.db.put(client, r).catch((err: unknown) => this.log.error({ err, client }, 'could not store liveness abuse counters'));
   }
 
   /** Drops the records of addresses with nothing left in the window (run at start and by the sweep). */
   prune(now: number): number {
     let n = 0;
-    for (const { key } of this.db.getRange()) {
+    for (const key of new Set([...this.db.getKeys(), ...this.cache.keys()])) {
       const r = this.record(key, now);
       if (r.sessions.length === 0 && r.failures.length === 0) {
+        this.cache.delete(key);
         this.db.remove(key).catch((err: unknown) => this.log.error({ err }, 'could not prune liveness abuse counters'));
         n++;
       }
