@@ -29,6 +29,11 @@ export async function createSession(file: string, options: SessionOptions): Prom
     graphOptimizationLevel: 'all',
     // SCRFD's dynamic shapes make onnxruntime warn on every run; keep the journal for errors.
     logSeverityLevel: 3,
+    // Every session has its own intra-op pool whose threads spin after a run; with several
+    // models run back to back (a liveness frame runs six) the spinning pool steals the cores
+    // from the next model: measured on the 2-core box, landmarks 98-122 ms spinning vs 29-36
+    // ms not, the detector 140-148 vs 34-38 (docs/benchmarks.md, active liveness).
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
     ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;

@@ -47,6 +47,9 @@ export interface FrameTimings {
   face: number;
   /** of `face`: the detector's session.run */
   face_detect_model: number;
+  /** of `face`: alignment crop + recognizer run, and the two MiniFASNet crops + runs */
+  face_embed: number;
+  face_liveness: number;
   /** landmarks + blendshapes, including the ROI warp */
   measure: number;
   /** of `measure`: the two session.run calls */
@@ -176,6 +179,8 @@ export class LivenessService {
       this.store.get(id); // or while the faces were analysed
       timings.face = performance.now() - t0;
       timings.face_detect_model = stage.detect_model;
+      timings.face_embed = stage.align + stage.embed;
+      timings.face_liveness = stage.liveness;
       const face = this.singleFace(session, faces);
       const failed = this.definitiveChecks(session, face, arrivedAt);
       if (failed) return failed;
@@ -245,5 +250,5 @@ export class LivenessService {
 }
 
 export function emptyFrameTimings(): FrameTimings {
-  return { decode: 0, face: 0, face_detect_model: 0, measure: 0, measure_model: 0 };
+  return { decode: 0, face: 0, face_detect_model: 0, face_embed: 0, face_liveness: 0, measure: 0, measure_model: 0 };
 }

@@ -1,0 +1,92 @@
+// p50/p95 of one active-liveness frame submission (POST /api/v1/liveness/sessions/{id}/frame
+// through app.inject: multipart, JPEG decode, face service (detection, embedding, passive
+// liveness), dense landmarks + blendshapes, the judge), with the model time measured in the
+// same run from the route's Server-Timing header and a bare session.run loop of the same models.
+//   node --import tsx bench/liveness.ts [--frames 150]
+import { parseArgs } from 'node:util';
+import ort from 'onnxruntime-node';
+import sharp from 'sharp';
+import { zeroTensor } from '../src/runtime/onnx-session.js';
+import { testApp } from '../test/helpers/app.js';
+import { multipart } from '../test/helpers/multipart.js';
+import { clipFrames } from '../test/liveness/frames.js';
+import { fmt, machineLine, summarize, timeIt } from './lib/stats.js';
+
+const { values } = parseArgs({ options: { frames: { type: 'string', default: '150' } } });
+const N = Number(values.frames);
+
+console.log(machineLine());
+// 120 consecutive frames of Lin-Manuel Miranda facing the camera, re-encoded as a camera would send them.
+const indices = Array.from({ length: 120 }, (_, i) => 90 + i);
+const pngs = clipFrames(indices);
+const jpegs = await Promise.all(indices.map((n) => sharp(pngs.get(n)!).jpeg({ quality: 90 }).toBuffer()));
+console.log(`frames: ${jpegs.length} clip frames 640x360, JPEG q90 (${Math.round(jpegs[0]!.length / 1024)} KiB each)`);
+
+const t = await testApp({ liveness: { abuse_max_sessions: 0, abuse_max_failures: 0 } });
+const app = t.app;
+
+let session = '';
+async function newSession(): Promise<void> {
+  const r = await app.inject({ method: 'POST', url: '/api/v1/liveness/sessions?num_challenges=7&timeout_seconds=60' });
+  session = r.json().session_id;
+}
+
+const stageNames = ['decode', 'face', 'face_detect_model', 'face_embed', 'face_liveness', 'measure', 'measure_model'] as const;
+type Stage = (typeof stageNames)[number];
+const stages: Record<Stage, number[]> = Object.fromEntries(stageNames.map((s) => [s, []])) as unknown as Record<Stage, number[]>;
+let k = 0;
+let ended = 0;
+
+async function submit(record: boolean): Promise<number> {
+  const body = multipart([{ name: 'image', file: jpegs[k++ % jpegs.length]!, filename: 'f.jpg', contentType: 'image/jpeg' }]);
+  const t0 = performance.now();
+  const r = await app.inject({ method: 'POST', url: `/api/v1/liveness/sessions/${session}/frame`, payload: body.payload, headers: body.headers });
+  const ms = performance.now() - t0;
+  if (r.statusCode !== 200) throw new Error(`frame answered ${r.statusCode}: ${r.body}`);
+  if (record) {
+    for (const part of String(r.headers['server-timing']).split(', ')) {
+      const [name, dur] = part.split(';dur=') as [Stage, string];
+      stages[name]?.push(Number(dur));
+    }
+  }
+  if (r.json().state !== 'in_progress') {
+    ended++;
+    await newSession();
+  }
+  return ms;
+}
+
+await newSession();
+for (let i = 0; i < 10; i++) await submit(false);
+const total: number[] = [];
+for (let i = 0; i < N; i++) total.push(await submit(true));
+
+// The same models' session.run alone, on zero inputs of the shapes the frames used, in this run.
+const { models } = app.vigil;
+const bare = async (name: string, shape: number[]) => {
+  const m = models.get(name);
+  const input = m.entry.inputs[0]!;
+  const feeds = { [input.name]: zeroTensor(input.type, shape) as ort.Tensor };
+  return summarize(await timeIt(N, () => m.session.run(feeds), 5));
+};
+const det = await bare(app.faceService.detectorName, [1, 3, 384, 640]);
+const rec = await bare(app.faceService.recognizerName, [1, 3, 112, 112]);
+const fas = await bare('antispoof_minifasnet_v2', [1, 3, 80, 80]);
+const fas2 = await bare('antispoof_minifasnet_v1se', [1, 3, 80, 80]);
+const lmk = await bare('face_landmarks_v2_478', [1, 3, 256, 256]);
+const bsh = await bare('face_blendshapes', [1, 146, 2]);
+await t.close();
+
+const s = summarize(total);
+const p50 = (xs: number[]) => summarize(xs).p50;
+console.log(`\nframe submission, ${N} frames (${ended} sessions ended and were replaced)`);
+console.log('| stage | p50 ms | p95 ms |');
+console.log('|---|---|---|');
+console.log(`| whole request (inject) | ${fmt(s.p50)} | ${fmt(s.p95)} |`);
+for (const st of stageNames) console.log(`| ${st} | ${fmt(p50(stages[st]))} | ${fmt(summarize(stages[st]).p95)} |`);
+const modelInRun = stages.face_detect_model.map((d, i) => d + stages.measure_model[i]!);
+console.log(`\nmodel time inside the requests (detector run + landmark/blendshape runs): p50 ${fmt(p50(modelInRun))} ms`);
+console.log('bare session.run loops (p50 ms): ' + [['detector 640x384', det], ['recognizer', rec], ['minifasnet v2', fas], ['minifasnet v1se', fas2], ['landmarks 256', lmk], ['blendshapes', bsh]].map(([n, x]) => `${n} ${fmt((x as { p50: number }).p50)}`).join(', '));
+const bareSum = det.p50 + rec.p50 + fas.p50 + fas2.p50 + lmk.p50 + bsh.p50;
+console.log(`sum of bare model p50s: ${fmt(bareSum)} ms; whole request p50 / that: ${(s.p50 / bareSum).toFixed(2)}`);
+console.log(machineLine());
