@@ -19,7 +19,7 @@ import { machineLine, percentile } from './lib/stats.js';
 
 console.log(machineLine());
 const t = await testApp();
-const measurer = new FaceMeasurer(t.app.vigil.models);
+const measurer = new FaceMeasurer(t.app.faceService);
 const f1 = (v: number) => v.toFixed(1);
 const f2 = (v: number) => v.toFixed(2);
 

@@ -1,12 +1,11 @@
 // p50/p95 of one active-liveness frame submission (POST /api/v1/liveness/sessions/{id}/frame
 // through app.inject: multipart, JPEG decode, face service (detection, embedding, passive
 // liveness), dense landmarks + blendshapes, the judge), with the model time measured in the
-// same run from the route's Server-Timing header and a bare session.run loop of the same models.
+// same run from the route's Server-Timing header and a bare loop of the same models in the same
+// inference worker.
 //   node --import tsx bench/liveness.ts [--frames 150]
 import { parseArgs } from 'node:util';
-import ort from 'onnxruntime-node';
 import sharp from 'sharp';
-import { zeroTensor } from '../src/runtime/onnx-session.js';
 import { testApp } from '../test/helpers/app.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { clipFrames } from '../test/liveness/frames.js';
@@ -61,20 +60,19 @@ for (let i = 0; i < 10; i++) await submit(false);
 const total: number[] = [];
 for (let i = 0; i < N; i++) total.push(await submit(true));
 
-// The same models' session.run alone, on zero inputs of the shapes the frames used, in this run.
-const { models } = app.vigil;
-const bare = async (name: string, shape: number[]) => {
-  const m = models.get(name);
-  const input = m.entry.inputs[0]!;
-  const feeds = { [input.name]: zeroTensor(input.type, shape) as ort.Tensor };
-  return summarize(await timeIt(N, () => m.session.run(feeds), 5));
+// The same models alone, run in the same inference worker on zero inputs of the shapes the
+// frames used, in this run.
+const bare = async (name: string, type: 'float32' | 'float16', dims: number[]) => {
+  const m = app.faceService.model(name);
+  const size = dims.reduce((a, b) => a * b, 1);
+  return summarize(await timeIt(N, () => m.run([{ name: m.inputNames[0]!, type, data: type === 'float16' ? new Uint16Array(size) : new Float32Array(size), dims }]), 5));
 };
-const det = await bare(app.faceService.detectorName, [1, 3, 384, 640]);
-const rec = await bare(app.faceService.recognizerName, [1, 3, 112, 112]);
-const fas = await bare('antispoof_minifasnet_v2', [1, 3, 80, 80]);
-const fas2 = await bare('antispoof_minifasnet_v1se', [1, 3, 80, 80]);
-const lmk = await bare('face_landmarks_v2_478', [1, 3, 256, 256]);
-const bsh = await bare('face_blendshapes', [1, 146, 2]);
+const det = await bare(app.faceService.detectorName, 'float32', [1, 3, 384, 640]);
+const rec = await bare(app.faceService.recognizerName, 'float32', [1, 3, 112, 112]);
+const fas = await bare('antispoof_minifasnet_v2', 'float32', [1, 3, 80, 80]);
+const fas2 = await bare('antispoof_minifasnet_v1se', 'float32', [1, 3, 80, 80]);
+const lmk = await bare('face_landmarks_v2_478', 'float16', [1, 3, 256, 256]);
+const bsh = await bare('face_blendshapes', 'float32', [1, 146, 2]);
 await t.close();
 
 const s = summarize(total);

@@ -40,7 +40,7 @@ describe('face measurer on real photos', () => {
 
   before(async () => {
     t = await testApp();
-    measurer = new FaceMeasurer(t.app.vigil.models);
+    measurer = new FaceMeasurer(t.app.faceService);
   });
   after(async () => {
     await t.close();

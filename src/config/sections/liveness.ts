@@ -19,10 +19,10 @@ export const LivenessSection = Type.Object(
       description: 'Look-up/down challenges pass when the pitch moves this many degrees from the neutral frame.',
     }),
     same_person_threshold: Type.Number({
-      default: 0.15,
+      default: 0.3,
       minimum: 0,
       maximum: 1,
-      description: 'A frame whose face similarity (face service scale) to the first frame falls below this fails the session.',
+      description: 'A frame whose face similarity to the first frame (face service scale, as /verify) falls below this fails the session (face_changed).',
     }),
     max_sessions: Type.Integer({ default: 1000, minimum: 1, description: 'Sessions held in memory at once; more answer 503 SESSION_CAPACITY.' }),
     abuse_window_seconds: Type.Integer({ default: 900, minimum: 1, description: 'Sliding window of the per-client-address limits, in seconds.' }),

@@ -1,5 +1,4 @@
-import ort from 'onnxruntime-node';
-import type { LoadedModel } from '../../runtime/model-registry.js';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 
 /** MediaPipe kLandmarksSubsetIdxs (face_blendshapes_graph.cc): the 146 of 478 points the model reads. */
 export const BLENDSHAPE_SUBSET = [
@@ -23,11 +22,7 @@ export type Blendshapes = Record<keyof typeof BLENDSHAPE_INDEX, number>;
 
 /** MediaPipe's 52-score expression model, fed the landmarks in image pixel units as upstream does. */
 export class BlendshapeModel {
-  private readonly inputName: string;
-
-  constructor(private readonly model: LoadedModel) {
-    this.inputName = model.session.inputNames[0]!;
-  }
+  constructor(private readonly model: WorkerModel) {}
 
   async run(imagePoints: Float32Array): Promise<Blendshapes> {
     const input = new Float32Array(BLENDSHAPE_SUBSET.length * 2);
@@ -35,8 +30,8 @@ export class BlendshapeModel {
       input[i * 2] = imagePoints[idx * 2]!;
       input[i * 2 + 1] = imagePoints[idx * 2 + 1]!;
     });
-    const out = await this.model.session.run({ [this.inputName]: new ort.Tensor('float32', input, [1, BLENDSHAPE_SUBSET.length, 2]) });
-    const scores = out[this.model.session.outputNames[0]!]!.data as Float32Array;
+    const out = await this.model.run([floatFeed(this.model.inputNames[0]!, input, [1, BLENDSHAPE_SUBSET.length, 2])]);
+    const scores = out[this.model.outputNames[0]!]!.data as Float32Array;
     const pick = (i: number) => scores[i] ?? 0;
     return {
       eyeBlinkLeft: pick(BLENDSHAPE_INDEX.eyeBlinkLeft),

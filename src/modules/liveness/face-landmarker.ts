@@ -1,6 +1,5 @@
-import ort from 'onnxruntime-node';
 import type { RgbImage } from '../../core/image-decode.js';
-import type { LoadedModel } from '../../runtime/model-registry.js';
+import type { WorkerModel } from '../../runtime/inference-worker.js';
 import { fromHalf } from './float16.js';
 import { cropToImage, roiFromFace, roiTensorF16, type FaceBox, type Roi } from './face-roi.js';
 
@@ -17,7 +16,7 @@ export interface DenseLandmarks {
   /** Face-presence probability from the model's own head. */
   presence: number;
   roi: Roi;
-  /** session.run alone, ms. */
+  /** The model run in the inference worker (including the hand-over), ms. */
   runMs: number;
 }
 
@@ -25,25 +24,22 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 /**
  * MediaPipe Face Landmarker v2 (478 points incl. irises) on a face found by the face
- * service. The model file has float16 input and outputs (see models/manifest.json).
+ * service, run in the face service's inference worker. The model file has float16 input
+ * and outputs (see models/manifest.json): they travel as Uint16Array half bits.
  */
 export class FaceLandmarker {
-  private readonly inputName: string;
-
   constructor(
-    private readonly model: LoadedModel,
+    private readonly model: WorkerModel,
     private readonly range: 'unit' | 'signed' = 'signed',
-  ) {
-    this.inputName = model.session.inputNames[0]!;
-  }
+  ) {}
 
   async run(img: RgbImage, face: FaceBox): Promise<DenseLandmarks> {
     const roi = roiFromFace(face, ROI_SCALE);
     const input = roiTensorF16(img, roi, LANDMARK_INPUT, this.range);
     const t0 = performance.now();
-    const out = await this.model.session.run({ [this.inputName]: new ort.Tensor('float16', input, [1, 3, LANDMARK_INPUT, LANDMARK_INPUT]) });
+    const out = await this.model.run([{ name: this.model.inputNames[0]!, type: 'float16', data: input, dims: [1, 3, LANDMARK_INPUT, LANDMARK_INPUT] }]);
     const runMs = performance.now() - t0;
-    const names = this.model.session.outputNames;
+    const names = this.model.outputNames;
     const pts = out[names[0]!]!.data as ArrayLike<number>;
     const presenceRaw = out[names[1]!]!.data as ArrayLike<number>;
     // onnxruntime-node hands float16 back as Uint16Array bit patterns on Node 20.

@@ -1,5 +1,5 @@
 import type { RgbImage } from '../../core/image-decode.js';
-import type { ModelRegistry } from '../../runtime/model-registry.js';
+import type { FaceService } from '../face/face-service.js';
 import { BlendshapeModel } from './blendshapes.js';
 import type { FaceMeasures } from './challenge-rules.js';
 import { FaceLandmarker } from './face-landmarker.js';
@@ -25,7 +25,7 @@ export interface MeasuredFace {
   eyeFit: number;
   /** False when the landmarks cannot be trusted (presence or eye fit out of bounds). */
   measurable: boolean;
-  /** session.run time of both models, ms. */
+  /** Run time of both models in the inference worker, ms. */
   modelMs: number;
 }
 
@@ -45,15 +45,17 @@ function eyeFit(image: Float32Array, face: FaceBox): number {
 
 /**
  * Reads head pose and expression off one detected face: the dense landmark model on the
- * detector's ROI, then the blendshapes model on those landmarks.
+ * detector's ROI, then the blendshapes model on those landmarks. Both run in the face
+ * service's inference worker (opened by the liveness plugin through faceService.openModel),
+ * so a frame never holds the event loop for a model run.
  */
 export class FaceMeasurer {
-  constructor(private readonly models: ModelRegistry) {}
+  constructor(private readonly faces: FaceService) {}
 
   async measure(img: RgbImage, face: FaceBox): Promise<MeasuredFace> {
     // [0,1] input: it fitted the detector's eye points better than [-1,1] on 14 of 22 photos.
-    const landmarker = new FaceLandmarker(this.models.get(LANDMARK_MODEL), 'unit');
-    const blend = new BlendshapeModel(this.models.get(BLENDSHAPE_MODEL));
+    const landmarker = new FaceLandmarker(this.faces.model(LANDMARK_MODEL), 'unit');
+    const blend = new BlendshapeModel(this.faces.model(BLENDSHAPE_MODEL));
     const lm = await landmarker.run(img, face);
     const t0 = performance.now();
     const shapes = await blend.run(lm.image);

@@ -82,7 +82,7 @@ export class LivenessService {
       { windowMs: c.abuse_window_seconds * 1000, maxSessions: c.abuse_max_sessions, maxFailures: c.abuse_max_failures },
       ctx.log.child({ component: 'liveness-abuse' }),
     );
-    this.measurer = new FaceMeasurer(ctx.models);
+    this.measurer = new FaceMeasurer(faces);
     this.settings = { turnDegrees: c.turn_degrees, lookDegrees: c.look_degrees };
   }
 

@@ -14,7 +14,7 @@ export const ACTIVE_LIVENESS_MODELS = [LANDMARK_MODEL, BLENDSHAPE_MODEL];
  */
 export default fp(
   async (app) => {
-    const { config, models, status, lifecycle } = app.vigil;
+    const { config, models, status, lifecycle, log } = app.vigil;
     if (!config.liveness.enabled) {
       status.setComponent('active_liveness', () => ({ loaded: false, reason: 'disabled (liveness.enabled: false)' }));
       await livenessRoutes(app, null);
@@ -22,10 +22,20 @@ export default fp(
     }
     const service = new LivenessService(app.vigil, app.faceService);
     app.decorate('liveness', service);
+    const openFailures = new Map<string, string>();
     lifecycle.add({
       name: 'liveness',
       start: async () => {
-        await Promise.all(ACTIVE_LIVENESS_MODELS.map((m) => models.load(m)));
+        // Loaded through the registry (sha256, warm-up, /admin/models) and opened in the face
+        // service's inference worker, next to the face models.
+        await Promise.all(
+          ACTIVE_LIVENESS_MODELS.map((m) =>
+            app.faceService.openModel(m).catch((err: unknown) => {
+              openFailures.set(m, `inference worker could not open it: ${(err as Error).message}`);
+              log.error({ err, model: m }, 'liveness model failed to open in the inference worker');
+            }),
+          ),
+        );
         service.start();
       },
       stop: () => service.stop(),
@@ -33,9 +43,10 @@ export default fp(
     status.setComponent('active_liveness', modelComponent(models, ACTIVE_LIVENESS_MODELS));
     status.setModule('liveness', () => {
       const needed = [...ACTIVE_LIVENESS_MODELS, app.faceService.detectorName, app.faceService.recognizerName];
-      const missing = needed.filter((m) => !models.status(m)?.loaded);
+      const missing = needed.filter((m) => !models.status(m)?.loaded || openFailures.has(m));
       if (missing.length > 0) {
-        return { ok: false, detail: `models unavailable: ${missing.map((m) => `${m}: ${models.status(m)?.reason ?? 'not loaded yet'}`).join('; ')}` };
+        const why = missing.map((m) => `${m}: ${openFailures.get(m) ?? models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
+        return { ok: false, detail: `models unavailable: ${why}` };
       }
       const passive = config.face.enable_liveness ? 'passive liveness on every frame' : 'passive liveness OFF (face.enable_liveness: false): spoofs are caught only by the challenges';
       return { ok: true, detail: `${service.store.size} sessions held; ${passive}` };
