@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { testApp } from '../test/helpers/app.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { clipFrames } from '../test/liveness/frames.js';
-import { fmt, machineLine, summarize, timeIt } from './lib/stats.js';
+import { fmt, machineLine, summarize } from './lib/stats.js';
 
 const { values } = parseArgs({ options: { frames: { type: 'string', default: '150' } } });
 const N = Number(values.frames);
