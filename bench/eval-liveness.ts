@@ -6,9 +6,10 @@
 //  4. same-person similarity (face service scale): genuine pairs among the clip frames and their
 //     mirrors, impostor pairs between the clip frames and the other identities' photos;
 //  5. passive liveness on pad/.
-//   node --import tsx bench/eval-liveness.ts
+//   node --import tsx bench/eval-liveness.ts [--recognizer mobilefacenet_128d]
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { decodeImage, type RgbImage } from '../src/core/image-decode.js';
 import { FaceMeasurer, type MeasuredFace } from '../src/modules/liveness/face-measurer.js';
 import { frameFaces, type FrameFace } from '../src/modules/liveness/face-source.js';
@@ -18,7 +19,8 @@ import { clipFrames, mirror } from '../test/liveness/frames.js';
 import { machineLine, percentile } from './lib/stats.js';
 
 console.log(machineLine());
-const t = await testApp();
+const { values } = parseArgs({ options: { recognizer: { type: 'string' } } });
+const t = await testApp(values.recognizer ? { face: { recognizer: values.recognizer as 'mobilefacenet_128d' | 'faceplugin_512d' } } : {});
 const measurer = new FaceMeasurer(t.app.faceService);
 const f1 = (v: number) => v.toFixed(1);
 const f2 = (v: number) => v.toFixed(2);
@@ -92,6 +94,11 @@ for (const c of clipSeen) for (const p of others) impostor.push(sim(c, p.seen));
 const thr = t.config.liveness.same_person_threshold;
 console.log(`\n4. same-person similarity (${t.app.faceService.recognizerName}, calibrated scale), threshold liveness.same_person_threshold = ${thr}`);
 console.log(`   genuine: ${genuine.length} pairs of clip frames (95-105 px faces, yaw -30..+30, mirrors included): min ${f2(Math.min(...genuine))}, p1 ${f2(percentile(genuine, 1))}, p5 ${f2(percentile(genuine, 5))}, median ${f2(percentile(genuine, 50))}; below threshold ${genuine.filter((v) => v < thr).length}`);
+for (const th of [0.15, 0.2, 0.25, 0.3, 0.35]) {
+  const g = genuine.filter((v) => v < th).length;
+  const i = impostor.filter((v) => v >= th).length;
+  console.log(`   at ${th}: genuine pairs below ${g} (${((100 * g) / genuine.length).toFixed(2)} %), impostor pairs at or above ${i} (${((100 * i) / impostor.length).toFixed(2)} %)`);
+}
 console.log(`   impostor: ${impostor.length} pairs clip frame x other identity photo: max ${f2(Math.max(...impostor))}, p99 ${f2(percentile(impostor, 99))}, median ${f2(percentile(impostor, 50))}; at or above threshold ${impostor.filter((v) => v >= thr).length}`);
 
 // 5. Passive liveness on pad/.
