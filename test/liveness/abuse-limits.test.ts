@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/core/logger.js';
@@ -23,6 +23,7 @@ describe('abuse limiter', () => {
   it('limits sessions per address in a sliding window, per address', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-abuse-'));
     const l = new AbuseLimiter(dir, { windowMs: 60_000, maxSessions: 3, maxFailures: 0 }, log);
+    l.open();
     try {
       l.admitSession('10.0.0.1', T0);
       l.admitSession('10.0.0.1', T0 + 10_000);
@@ -41,12 +42,14 @@ describe('abuse limiter', () => {
     try {
       const settings = { windowMs: 900_000, maxSessions: 0, maxFailures: 2 };
       const a = new AbuseLimiter(dir, settings, log);
+      a.open();
       a.admitSession('10.0.0.9', T0);
       a.recordFailure('10.0.0.9', T0 + 1000);
       a.recordFailure('10.0.0.9', T0 + 2000);
       rejects(() => a.admitSession('10.0.0.9', T0 + 3000), 'TOO_MANY_FAILURES', 898);
       await a.close();
       const b = new AbuseLimiter(dir, settings, log);
+      b.open();
       rejects(() => b.admitSession('10.0.0.9', T0 + 3000), 'TOO_MANY_FAILURES', 898);
       assert.deepEqual(b.counts('10.0.0.9', T0 + 3000), { sessions: 1, failures: 2 });
       b.admitSession('10.0.0.9', T0 + 901_001);
@@ -117,6 +120,26 @@ describe('liveness disabled', () => {
       assert.match(al?.reason ?? '', /disabled/);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('abuse counters cannot be stored', () => {
+  it('health says why; creating a session answers 503, the daemon keeps serving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-abuse-'));
+    writeFileSync(join(dir, 'liveness'), 'a file where the LMDB folder should be');
+    const t = await testApp({}, {}, dir);
+    try {
+      const health = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
+      assert.equal(health.modules.liveness, false);
+      assert.match(health.details.liveness, /did not start/);
+      const r = await t.app.inject({ method: 'POST', url: '/api/v1/liveness/sessions' });
+      assert.equal(r.statusCode, 503);
+      assertErrorShape(r.json(), 503, 'LIVENESS_UNAVAILABLE');
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).statusCode, 200);
+    } finally {
+      await t.app.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { Logger } from 'pino';
-import { AppError } from '../../core/errors.js';
+import { AppError, ServiceUnavailableError } from '../../core/errors.js';
 
 export interface AbuseSettings {
   /** Sliding window, ms. */
@@ -38,18 +38,26 @@ export class RateLimitError extends AppError {
  * request path. A record is pruned to its window whenever it is touched.
  */
 export class AbuseLimiter {
-  private readonly db: RootDatabase<ClientRecord, string>;
+  private store: RootDatabase<ClientRecord, string> | null = null;
   /** Write-through cache: lmdb-js commits puts asynchronously, so reads go here first. */
   private readonly cache = new Map<string, ClientRecord>();
 
   constructor(
-    dataDir: string,
+    private readonly dataDir: string,
     private readonly settings: AbuseSettings,
     private readonly log: Logger,
-  ) {
-    const path = join(dataDir, 'liveness');
+  ) {}
+
+  /** Opens the counters' LMDB environment (the liveness module's start). */
+  open(): void {
+    const path = join(this.dataDir, 'liveness');
     mkdirSync(path, { recursive: true });
-    this.db = open<ClientRecord, string>({ path, compression: false });
+    this.store = open<ClientRecord, string>({ path, compression: false });
+  }
+
+  private get db(): RootDatabase<ClientRecord, string> {
+    if (!this.store) throw new ServiceUnavailableError('LIVENESS_UNAVAILABLE', 'the liveness abuse counters are not open (see /api/v1/admin/health)');
+    return this.store;
   }
 
   private record(client: string, now: number): ClientRecord {
@@ -113,7 +121,10 @@ export class AbuseLimiter {
 
   /** Waits for pending writes to commit, then closes the environment. */
   async close(): Promise<void> {
-    await this.db.flushed;
-    await this.db.close();
+    const db = this.store;
+    if (!db) return;
+    this.store = null;
+    await db.flushed;
+    await db.close();
   }
 }

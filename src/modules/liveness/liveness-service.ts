@@ -88,6 +88,7 @@ export class LivenessService {
 
   /** Starts the 1 s sweep that applies timeouts and TTL to sessions nobody is sending frames to. */
   start(): void {
+    this.limiter.open();
     this.limiter.prune(this.deps.clock());
     this.sweepTimer = setInterval(() => this.sweep(), 1000);
     this.sweepTimer.unref();

@@ -42,6 +42,8 @@ export default fp(
     });
     status.setComponent('active_liveness', modelComponent(models, ACTIVE_LIVENESS_MODELS));
     status.setModule('liveness', () => {
+      const failed = lifecycle.failures.get('liveness');
+      if (failed) return { ok: false, detail: `liveness did not start: ${failed}` };
       const needed = [...ACTIVE_LIVENESS_MODELS, app.faceService.detectorName, app.faceService.recognizerName];
       const missing = needed.filter((m) => !models.status(m)?.loaded || openFailures.has(m));
       if (missing.length > 0) {
