@@ -126,6 +126,18 @@ describe('POST /api/v1/liveness/sessions/{id}/frame', () => {
     assert.equal((await get(s.session_id)).json().state, 'pending');
   });
 
+  it('a session cancelled while its frame is being judged: the frame answers 404, no event', async () => {
+    const s = await create();
+    const pending = sendFrame(s.session_id, frontal);
+    while (!t.app.liveness.store.busy(s.session_id)) await new Promise((r) => setImmediate(r));
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/liveness/sessions/${s.session_id}` });
+    assert.equal(del.statusCode, 200);
+    const r = await pending;
+    assert.equal(r.statusCode, 404, r.body);
+    assertErrorShape(r.json(), 404, 'SESSION_NOT_FOUND');
+    assert.deepEqual(eventsOf(s.session_id), []);
+  });
+
   it('no face or two faces is a 422 per-frame outcome; the session goes on', async () => {
     const s = await create();
     const none = await sendFrame(s.session_id, readFileSync(testdata('faces/noface/opencv_fruits.jpg')));

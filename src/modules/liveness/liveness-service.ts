@@ -171,13 +171,13 @@ export class LivenessService {
       let t0 = performance.now();
       const img = await decodeImage(image, { field: 'image', maxPixels: this.ctx.config.server.max_image_pixels });
       timings.decode = performance.now() - t0;
-      this.store.get(id); // 404 when the session was cancelled while the frame was decoded
+      this.assertHeld(id);
       session.acceptFrame(arrivedAt);
       const judged = session.currentChallenge!.type;
       t0 = performance.now();
       const stage = emptyTimings();
       const faces = await frameFaces(this.faces, img, stage);
-      this.store.get(id); // or while the faces were analysed
+      this.assertHeld(id);
       timings.face = performance.now() - t0;
       timings.face_detect_model = stage.detect_model;
       timings.face_embed = stage.align + stage.embed;
@@ -189,6 +189,7 @@ export class LivenessService {
       const m = await this.measurer.measure(img, face);
       timings.measure = performance.now() - t0;
       timings.measure_model = m.modelMs;
+      this.assertHeld(id);
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
@@ -196,6 +197,11 @@ export class LivenessService {
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
     });
+  }
+
+  /** 404 when the session was cancelled (DELETE) while its frame was being decoded or judged. */
+  private assertHeld(id: string): void {
+    this.store.get(id);
   }
 
   /** The one face of the frame, or 422 NO_FACE / MULTIPLE_FACES (the session goes on; its timer keeps running). */
