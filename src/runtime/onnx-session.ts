@@ -31,6 +31,11 @@ export async function createSession(file: string, options: SessionOptions): Prom
     graphOptimizationLevel: 'all',
     // SCRFD's dynamic shapes make onnxruntime warn on every run; keep the journal for errors.
     logSeverityLevel: 3,
+    // Every session has its own intra-op pool whose threads spin after a run; with several
+    // models run back to back (a liveness frame runs six) the spinning pool steals the cores
+    // from the next model. Measured on the shared 2-core box, one liveness frame p50: 441-568
+    // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Active liveness").
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
     ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
