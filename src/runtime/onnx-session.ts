@@ -1,4 +1,6 @@
-import ort from 'onnxruntime-node';
+// Namespace import: identical under Node's ESM loader, and also correct where tsx's CommonJS
+// hook loads this file (the inference worker in tests), where a default import is undefined.
+import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 
 export interface SessionResult {
@@ -29,6 +31,11 @@ export async function createSession(file: string, options: SessionOptions): Prom
     graphOptimizationLevel: 'all',
     // SCRFD's dynamic shapes make onnxruntime warn on every run; keep the journal for errors.
     logSeverityLevel: 3,
+    // Every session has its own intra-op pool whose threads spin after a run; with several
+    // models run back to back (a liveness frame runs six) the spinning pool steals the cores
+    // from the next model. Measured on the shared 2-core box, one liveness frame p50: 441-568
+    // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Active liveness").
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
     ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
@@ -42,10 +49,4 @@ export async function createSession(file: string, options: SessionOptions): Prom
     const session = await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
     return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
   }
-}
-
-/** Zero-filled tensor of a shape, in float32 or IEEE half bits (Node 20 has no Float16Array). */
-export function zeroTensor(type: 'float32' | 'float16', shape: number[]): ort.Tensor {
-  const size = shape.reduce((a, b) => a * b, 1);
-  return type === 'float16' ? new ort.Tensor('float16', new Uint16Array(size), shape) : new ort.Tensor('float32', new Float32Array(size), shape);
 }

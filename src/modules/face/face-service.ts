@@ -1,7 +1,9 @@
 import type { VigilConfig } from '../../config/schema.js';
 import { UnprocessableError } from '../../core/errors.js';
 import type { RgbImage } from '../../core/image-decode.js';
+import type { WorkerModel } from '../../runtime/inference-worker.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
+import { DEMOGRAPHICS_MODEL, estimateDemographics, type Demographics } from './demographics.js';
 import { alignFace } from './face-align.js';
 import { FaceDetector, type DetectorKind } from './face-detector.js';
 import { faceSize, type RawFace } from './face-geometry.js';
@@ -23,7 +25,7 @@ export interface FaceDetection {
 export interface FaceResult {
   detection: FaceDetection;
   quality: Quality | null;
-  demographics: { age: number; gender: 'M' | 'F' } | null;
+  demographics: Demographics | null;
   liveness: { is_live: boolean; score: number } | null;
   has_embedding: boolean;
 }
@@ -41,12 +43,13 @@ export interface StageTimings {
   embed: number;
   quality: number;
   liveness: number;
+  demographics: number;
   /** Of `detect`: the detector's session.run alone. */
   detect_model: number;
 }
 
 export function emptyTimings(): StageTimings {
-  return { detect: 0, align: 0, embed: 0, quality: 0, liveness: 0, detect_model: 0 };
+  return { detect: 0, align: 0, embed: 0, quality: 0, liveness: 0, demographics: 0, detect_model: 0 };
 }
 
 export interface AnalyzeOptions {
@@ -56,7 +59,11 @@ export interface AnalyzeOptions {
   quality?: boolean;
   /** Passive liveness (default face.enable_liveness; always null when that is false). */
   liveness?: boolean;
-  /** Demographics: always null until an age/gender model exists (see /admin/models). */
+  /**
+   * Age and gender (default face.enable_demographics; always null when that is false or the
+   * model is not loaded, which /admin/models explains). Document verify passes false: the spec
+   * keeps demographics null there.
+   */
   demographics?: boolean;
   /** Most faces analysed, largest first (default face.max_faces). */
   maxFaces?: number;
@@ -75,17 +82,16 @@ const r4 = (v: number) => Math.round(v * 10000) / 10000;
 
 /**
  * Face analysis over the face models loaded by the plugin: detection (largest face first),
- * 5-point alignment, embedding, quality and passive liveness. Sessions are looked up per
- * call so a model that failed to load answers 503 MODEL_UNAVAILABLE with its reason.
- * Every step is async (libvips resize, onnxruntime run) or a short JS loop over a 112x112
- * or 80x80 crop, so the event loop is never held for long.
+ * 5-point alignment, embedding, quality, passive liveness and demographics. The sessions run
+ * in the inference worker thread; they are looked up per call so a model that failed to load
+ * answers 503 MODEL_UNAVAILABLE with its reason. Everything else is async (libvips resize)
+ * or a short JS loop over a crop, so the event loop is never held for long.
  */
 export class FaceService {
   readonly recognizerName: string;
   readonly detectorName: string;
   readonly calibration: ScoreCalibration;
   private readonly face: VigilConfig['face'];
-
   constructor(
     private readonly models: ModelRegistry,
     config: VigilConfig,
@@ -96,16 +102,39 @@ export class FaceService {
     this.calibration = calibrationFor(this.recognizerName);
   }
 
+  /** The models the configuration asks for: the detector, the recognizer and, when enabled, the liveness pair. */
+  requiredModels(): string[] {
+    return [this.detectorName, this.recognizerName, ...(this.face.enable_liveness ? LIVENESS_MODELS : [])];
+  }
+
+  /** Models whose absence only leaves their field null (demographics). */
+  optionalModels(): string[] {
+    return this.face.enable_demographics ? [DEMOGRAPHICS_MODEL] : [];
+  }
+
+  /**
+   * Loads a model through the registry (sha256 check, session in the inference worker,
+   * warm-up, /admin/models status). Undefined when it cannot load (the registry keeps the reason).
+   */
+  async openModel(name: string): Promise<WorkerModel | undefined> {
+    return (await this.models.load(name))?.runner;
+  }
+
+  /** A loaded model's worker session, or 503 MODEL_UNAVAILABLE with the registry's reason. */
+  model(name: string): WorkerModel {
+    return this.models.get(name).runner;
+  }
+
   private detector(): FaceDetector {
-    return new FaceDetector(this.models.get(this.detectorName), DETECTOR_KINDS[this.face.detector]);
+    return new FaceDetector(this.model(this.detectorName), DETECTOR_KINDS[this.face.detector]);
   }
 
   private recognizer(): FaceRecognizer {
-    return new FaceRecognizer(this.models.get(this.recognizerName), this.recognizerName);
+    return new FaceRecognizer(this.model(this.recognizerName), this.recognizerName);
   }
 
   private passiveLiveness(): PassiveLiveness {
-    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.models.get(name), scale: LIVENESS_SCALES[name]! })));
+    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.model(name), scale: LIVENESS_SCALES[name]! })));
   }
 
   /** Raw detections, largest first, capped at maxFaces. */
@@ -152,6 +181,8 @@ export class FaceService {
     const wantEmbed = opts.embed ?? true;
     const wantQuality = opts.quality ?? this.face.enable_quality;
     const wantLiveness = this.face.enable_liveness && (opts.liveness ?? true);
+    // Optional model: absent means null, not a failed request.
+    const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.models.tryGet(DEMOGRAPHICS_MODEL)?.runner : undefined;
     const size = faceSize(f.box);
     let t0 = performance.now();
     const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;
@@ -175,6 +206,12 @@ export class FaceService {
       liveness = { is_live: l.is_live, score: r4(l.score) };
       if (t) t.liveness += performance.now() - t0;
     }
+    let demographics: Demographics | null = null;
+    if (demographicsModel) {
+      t0 = performance.now();
+      [demographics = null] = await estimateDemographics(demographicsModel, img, [f]);
+      if (t) t.demographics += performance.now() - t0;
+    }
     return {
       embedding,
       result: {
@@ -185,7 +222,7 @@ export class FaceService {
           landmarks: f.kps.map(([x, y]) => [r2(x), r2(y)] as [number, number]),
         },
         quality,
-        demographics: null,
+        demographics,
         liveness,
         has_embedding: embedding !== null,
       },
