@@ -1,4 +1,4 @@
-import type ort from 'onnxruntime-node';
+import type { TensorSession } from '../../runtime/tensor-session.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import { ctcGreedy, meanProb, type CtcMatrix } from './ctc-decode.js';
 import { quadBbox, quadCenter, quadSize, type Quad } from './geometry.js';
@@ -9,10 +9,10 @@ import { longestBoxes, rotateQuad, textIsVertical, upsideDownVote, type QuarterT
 import { REC_HEIGHT, TextRecognizer } from './text-recognizer.js';
 
 export interface OcrSessions {
-  det: ort.InferenceSession;
-  rec: ort.InferenceSession;
+  det: TensorSession;
+  rec: TensorSession;
   /** Optional 0/180 classifier; without it upside-down pages are read as they come. */
-  cls?: ort.InferenceSession;
+  cls?: TensorSession;
 }
 
 /** A page made upright, with the detected text boxes in its coordinates. */

@@ -1,3 +1,4 @@
+import type { TensorSession } from '../../runtime/tensor-session.js';
 import ort from 'onnxruntime-node';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import { clampQuad, orderQuad, scaleQuad, type Quad } from './geometry.js';
@@ -40,7 +41,7 @@ export function detInputSize(width: number, height: number, opts: DetectOptions)
  */
 export class TextDetector {
   constructor(
-    private readonly session: ort.InferenceSession,
+    private readonly session: TensorSession,
     private readonly cv: CV,
   ) {}
 

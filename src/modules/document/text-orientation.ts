@@ -1,3 +1,4 @@
+import type { TensorSession } from '../../runtime/tensor-session.js';
 import ort from 'onnxruntime-node';
 import type { RgbImage } from '../../core/image-decode.js';
 import { orderQuad, quadSize, type Quad } from './geometry.js';
@@ -71,7 +72,7 @@ const CLS_H = 48;
  * PaddleOCR's 0/180 direction classifier over a few line crops; returns the
  * probability-weighted vote that the lines are upside down (0..1).
  */
-export async function upsideDownVote(session: ort.InferenceSession, crops: LineImage[]): Promise<number> {
+export async function upsideDownVote(session: TensorSession, crops: LineImage[]): Promise<number> {
   if (crops.length === 0) return 0;
   const plane = CLS_H * CLS_W;
   const input = new Float32Array(crops.length * 3 * plane);

@@ -1,3 +1,4 @@
+import type { TensorSession } from '../../runtime/tensor-session.js';
 import ort from 'onnxruntime-node';
 import type { CtcMatrix } from './ctc-decode.js';
 import type { LineImage } from './line-crop.js';
@@ -13,7 +14,7 @@ const BATCH = 6;
  * line's own slice of the CTC probability matrix, cut to its real width.
  */
 export class TextRecognizer {
-  constructor(private readonly session: ort.InferenceSession) {}
+  constructor(private readonly session: TensorSession) {}
 
   async recognize(lines: LineImage[]): Promise<CtcMatrix[]> {
     const order = lines.map((_, i) => i).sort((a, b) => lines[a]!.width - lines[b]!.width);
