@@ -9,6 +9,8 @@
 export class DetectionScheduler<F, R> {
   private readonly waiting = new Map<string, { frame: F; resolve: (r: R | null) => void; reject: (e: unknown) => void }>();
   private readonly inFlight = new Set<string>();
+  private readonly lastServed = new Map<string, number>();
+  private tick = 0;
   private running = 0;
   private closed = false;
   readonly stats = { processed: 0, dropped: 0, failed: 0 };
@@ -26,8 +28,6 @@ export class DetectionScheduler<F, R> {
       if (prev) {
         this.stats.dropped++;
         prev.resolve(null);
-        // Re-inserting moves the key to the back of the round-robin order.
-        this.waiting.delete(key);
       }
       this.waiting.set(key, { frame, resolve, reject });
       this.pump();
@@ -36,6 +36,7 @@ export class DetectionScheduler<F, R> {
 
   /** Frames of a key not yet started resolve null (camera removed). */
   cancel(key: string): void {
+    this.lastServed.delete(key);
     const w = this.waiting.get(key);
     if (w) {
       this.waiting.delete(key);
@@ -54,17 +55,22 @@ export class DetectionScheduler<F, R> {
 
   private pump(): void {
     while (this.running < this.concurrency) {
+      // Round-robin: of the keys with a frame waiting, the one served longest ago.
       let picked: string | undefined;
+      let oldest = Infinity;
       for (const key of this.waiting.keys()) {
-        if (!this.inFlight.has(key)) {
+        if (this.inFlight.has(key)) continue;
+        const served = this.lastServed.get(key) ?? -1;
+        if (served < oldest) {
+          oldest = served;
           picked = key;
-          break;
         }
       }
       if (picked === undefined) return;
       const job = this.waiting.get(picked)!;
       this.waiting.delete(picked);
       this.inFlight.add(picked);
+      this.lastServed.set(picked, this.tick++);
       this.running++;
       const key = picked;
       void this.run(job.frame)

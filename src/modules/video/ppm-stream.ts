@@ -34,6 +34,7 @@ export class PpmStreamParser {
         if (this.filled === this.frame.length) {
           const data = this.frame;
           this.frame = null;
+          this.filled = 0;
           this.onFrame({ data, width: this.width, height: this.height });
         }
         continue;
