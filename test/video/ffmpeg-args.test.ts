@@ -78,7 +78,7 @@ describe('ffmpeg argv', () => {
   it('frames: drop-only rate limit, scaled into the detector box, PPM on stdout, no duplication', () => {
     assert.equal(
       filterArgs(10, { width: 416, height: 416 }),
-      "select='isnan(prev_selected_t)+gt(floor(t*10),floor(prev_selected_t*10))',scale=w=416:h=416:force_original_aspect_ratio=decrease:flags=area",
+      "select='isnan(prev_selected_t)+gt(floor(t*10+0.001),floor(prev_selected_t*10+0.001))',scale=w=416:h=416:force_original_aspect_ratio=decrease:flags=area",
     );
     assert.match(filterArgs(7.5, { width: 416, height: 416 }), /t\*7\.5/);
     assert.doesNotMatch(filterArgs(null, { width: 416, height: 416 }), /select/);

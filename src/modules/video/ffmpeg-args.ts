@@ -98,7 +98,9 @@ export function filterArgs(maxFps: number | null, box: { width: number; height: 
   const parts: string[] = [];
   if (maxFps !== null) {
     const f = num(maxFps);
-    parts.push(`select='isnan(prev_selected_t)+gt(floor(t*${f}),floor(prev_selected_t*${f}))'`);
+    // +0.001 of a slot absorbs float error in t (pts x time base), which would otherwise
+    // put a frame of a source running exactly at max_fps into the previous slot.
+    parts.push(`select='isnan(prev_selected_t)+gt(floor(t*${f}+0.001),floor(prev_selected_t*${f}+0.001))'`);
   }
   parts.push(`scale=w=${box.width}:h=${box.height}:force_original_aspect_ratio=decrease:flags=area`);
   return parts.join(',');
