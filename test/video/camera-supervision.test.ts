@@ -44,7 +44,7 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
     assert.match(cam.last_error, /gave up after 4 restarts/);
     const err = events.find((e) => e.type === 'system_error' && e.camera_id === 'missing');
     assert.ok(err, 'system_error emitted when the camera gives up');
-    assert.equal(err.data.module, 'video');
+    assert.equal((err.data as { module: string }).module, 'video');
     const health = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
     assert.match(health.details.video, /missing: failed \(gave up/);
   });

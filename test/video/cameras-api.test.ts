@@ -177,7 +177,7 @@ describe('cameras API with a file source (PETS09-S2L1)', () => {
     assert.equal(last.camera_id, 'pets');
     assert.equal(last.source, 'video');
     assert.deepEqual(Object.keys(last.data).sort(), ['counts', 'direction', 'direction_label', 'rule_id', 'rule_name', 'track_id']);
-    assert.deepEqual(last.data.counts, { in: got.in, out: got.out });
+    assert.deepEqual((last.data as { counts: unknown }).counts, { in: got.in, out: got.out });
     const entered = events.filter((e) => e.type === 'person_entered');
     const exited = events.filter((e) => e.type === 'person_exited');
     assert.ok(entered.length >= 1, 'people entered the lower half');
