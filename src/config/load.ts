@@ -15,7 +15,7 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false });
+const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false, verbose: true });
 const validate = ajv.compile<VigilConfig>(ConfigSchema);
 
 function describeValue(value: unknown): string {
@@ -110,7 +110,11 @@ export function loadConfig(options: LoadOptions = {}): VigilConfig {
   // Validation fills defaults in place; give it a copy so `raw` still shows what the user wrote.
   const candidate = structuredClone(raw);
   if (!validate(candidate)) {
-    problems.push(...(validate.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => toProblem(e, raw)));
+    const errors = validate.errors ?? [];
+    // An enum (anyOf of literals) also reports one sub-error per option; keep the anyOf one.
+    const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+    const kept = errors.filter((e) => e.keyword === 'anyOf' || !anyOfPaths.has(e.instancePath));
+    problems.push(...kept.map((e) => toProblem(e, raw)));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return resolvePaths(candidate as VigilConfig, cwd);

@@ -15,6 +15,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_PARTS_LIMIT: { status: 413, code: 'TOO_MANY_PARTS' },
   FST_PROTO_VIOLATION: { status: 400, code: 'INVALID_MULTIPART' },
   FST_ERR_VALIDATION: { status: 400, code: 'VALIDATION_ERROR' },
+  // The client's body ended before the multipart form did (busboy sees a premature close).
+  ERR_STREAM_PREMATURE_CLOSE: { status: 400, code: 'INVALID_MULTIPART' },
 };
 
 /** The one place that turns any thrown error into {statusCode, code, error, message}. */

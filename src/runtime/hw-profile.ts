@@ -29,6 +29,7 @@ export const HwProfileSchema = Type.Object(
       {
         any_path: Type.Optional(Type.Array(Type.String())),
         device_tree_model_contains: Type.Optional(Type.String()),
+        gpu_vendor_contains: Type.Optional(Type.String()),
       },
       { additionalProperties: false },
     ),
@@ -68,6 +69,19 @@ export function readProfile(name: string): HwProfile {
 export interface BoxProbe {
   exists(path: string): boolean;
   deviceTreeModel(): string;
+  /** Vendors of the graphics controllers found (systeminformation), e.g. ['NVIDIA Corporation']. */
+  gpuVendors?: string[];
+}
+
+/** Asks systeminformation for the graphics controllers (lspci / nvidia-smi underneath), bounded in time. */
+export async function probeGpuVendors(timeoutMs = 5000): Promise<string[]> {
+  const si = await import('systeminformation');
+  const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), timeoutMs).unref());
+  const probe = si.default
+    .graphics()
+    .then((g) => g.controllers.map((c) => c.vendor).filter((v) => v.length > 0))
+    .catch(() => []);
+  return Promise.race([probe, timeout]);
 }
 
 export const realBox: BoxProbe = {
@@ -83,7 +97,7 @@ export const realBox: BoxProbe = {
 
 /**
  * hw_profile: auto. Most specific first: a Jetson (Tegra release file or device-tree
- * model), then an NVIDIA driver, then a DRM render node for VAAPI, else CPU.
+ * model), then an NVIDIA driver or controller, then a DRM render node for VAAPI, else CPU.
  */
 export function detectProfile(probe: BoxProbe = realBox): HwProfile {
   for (const name of ['jetson-orin', 'x86-nvidia', 'intel-vaapi']) {
@@ -92,6 +106,9 @@ export function detectProfile(probe: BoxProbe = realBox): HwProfile {
     if (path) return { ...profile, detected_by: `found ${path}` };
     const needle = profile.detect.device_tree_model_contains;
     if (needle && probe.deviceTreeModel().includes(needle)) return { ...profile, detected_by: `device-tree model contains ${needle}` };
+    const vendor = profile.detect.gpu_vendor_contains;
+    const gpu = vendor ? probe.gpuVendors?.find((v) => v.toLowerCase().includes(vendor.toLowerCase())) : undefined;
+    if (gpu) return { ...profile, detected_by: `graphics controller by ${gpu}` };
   }
   return { ...readProfile('x86-cpu'), detected_by: 'no accelerator found' };
 }

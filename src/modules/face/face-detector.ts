@@ -1,0 +1,82 @@
+import ort from 'onnxruntime-node';
+import type { RgbImage } from '../../core/image-decode.js';
+import type { LoadedModel } from '../../runtime/model-registry.js';
+import { canvasTensor, detectorCanvas, type TensorLayout } from './detector-input.js';
+import { nms, type RawFace } from './face-geometry.js';
+import { decodeScrfd, SCRFD_LAYOUT } from './scrfd-decoder.js';
+import { decodeYunet, YUNET_LAYOUT } from './yunet-decoder.js';
+
+export type DetectorKind = 'scrfd' | 'yunet';
+
+/** insightface's NMS IoU for SCRFD; OpenCV's FaceDetectorYN default is 0.3, 0.4 works for both here. */
+const NMS_IOU = 0.4;
+/**
+ * A face filling most of a large image is too big for the detector's anchors once the
+ * image is fitted to 640 (a 1024x1024 portrait: no face at 640, found at 160-480). When
+ * the first pass finds nothing, the image is tried once more fitted to this side.
+ */
+export const FALLBACK_SIDE = 320;
+
+export interface DetectOptions {
+  detSize: readonly [number, number];
+  thresh: number;
+  upscaleSmall?: boolean;
+}
+
+export interface DetectTimings {
+  /** resize + tensor fill */
+  prep_ms: number;
+  /** session.run alone */
+  model_ms: number;
+}
+
+/** One face detector session with its preprocessing and decoding. */
+export class FaceDetector {
+  private readonly layout: TensorLayout;
+
+  constructor(
+    private readonly model: LoadedModel,
+    readonly kind: DetectorKind,
+  ) {
+    this.layout = kind === 'scrfd' ? SCRFD_LAYOUT : YUNET_LAYOUT;
+  }
+
+  /** Faces in original-image coordinates after NMS, highest score first. */
+  async detect(img: RgbImage, opts: DetectOptions, timings?: DetectTimings): Promise<RawFace[]> {
+    const first = await this.detectAt(img, opts.detSize, opts, timings);
+    if (first.faces.length > 0 || first.longerInput <= FALLBACK_SIDE) return first.faces;
+    return (await this.detectAt(img, [FALLBACK_SIDE, FALLBACK_SIDE], { ...opts, upscaleSmall: false }, timings)).faces;
+  }
+
+  private async detectAt(
+    img: RgbImage,
+    detSize: readonly [number, number],
+    opts: DetectOptions,
+    timings?: DetectTimings,
+  ): Promise<{ faces: RawFace[]; longerInput: number }> {
+    const t0 = performance.now();
+    const canvas = await detectorCanvas(img, { detSize, upscaleSmall: opts.upscaleSmall });
+    const data = canvasTensor(canvas, this.layout);
+    const input = new ort.Tensor('float32', data, [1, 3, canvas.inputHeight, canvas.inputWidth]);
+    const session = this.model.session;
+    const t1 = performance.now();
+    const outputs = await session.run({ [session.inputNames[0]!]: input });
+    const t2 = performance.now();
+    const raw =
+      this.kind === 'scrfd'
+        ? decodeScrfd(outputs, session.outputNames, canvas.inputWidth, canvas.inputHeight, canvas.scale, opts.thresh)
+        : decodeYunet(outputs, canvas.inputWidth, canvas.inputHeight, canvas.scale, opts.thresh);
+    if (timings) {
+      timings.prep_ms += t1 - t0;
+      timings.model_ms += t2 - t1;
+    }
+    const faces = nms(raw, NMS_IOU).map((f) => clipToImage(f, img.width, img.height));
+    return { faces, longerInput: Math.max(canvas.inputWidth, canvas.inputHeight) };
+  }
+}
+
+/** Boxes may overhang the image (a face cut at the edge); clip them, keep landmarks as predicted. */
+function clipToImage(f: RawFace, w: number, h: number): RawFace {
+  const [x1, y1, x2, y2] = f.box;
+  return { ...f, box: [Math.max(0, x1), Math.max(0, y1), Math.min(w, x2), Math.min(h, y2)] };
+}

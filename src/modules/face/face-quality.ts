@@ -1,0 +1,136 @@
+import type { RgbImage } from '../../core/image-decode.js';
+import type { Point } from './face-geometry.js';
+import { headPose } from './head-pose.js';
+
+/** One reason a face is not acceptable: stable code, words, the measured value and the limit it missed. */
+export interface QualityReason {
+  code: 'FACE_TOO_SMALL' | 'BLURRY' | 'TOO_DARK' | 'TOO_BRIGHT' | 'LOW_CONTRAST' | 'HEAD_POSE' | 'LOW_QUALITY_SCORE';
+  message: string;
+  value: number;
+  threshold: number;
+}
+
+export interface Quality {
+  overall_score: number;
+  face_size_px: number;
+  sharpness: number;
+  brightness: number;
+  contrast: number;
+  head_pose_ok: boolean;
+  is_acceptable: boolean;
+  reasons: QualityReason[];
+}
+
+/** Limits behind the reasons (documented in the README's face section). */
+export const QUALITY_LIMITS = {
+  minFaceSize: 40,
+  minSharpness: 0.25,
+  minBrightness: 0.2,
+  maxBrightness: 0.85,
+  minContrast: 0.1,
+  maxYaw: 30,
+  maxPitch: 25,
+  maxRoll: 30,
+} as const;
+
+/** Laplacian variance that maps to sharpness 1.0 (a crisp 112x112 aligned face sits around it). */
+const SHARPNESS_REF = 500;
+
+const clamp01 = (v: number) => Math.min(1, Math.max(0, v));
+const ramp = (v: number, lo: number, hi: number) => clamp01((v - lo) / (hi - lo));
+
+/**
+ * Photometric measures on the aligned 112x112 face, inner region (cheeks to chin, little
+ * background): brightness = mean luma / 255, contrast = luma std / 127.5, sharpness =
+ * variance of the 4-neighbour Laplacian of luma / SHARPNESS_REF, each clipped to 0..1.
+ */
+export function photometrics(aligned: RgbImage): { brightness: number; contrast: number; sharpness: number } {
+  const { data, width } = aligned;
+  const x0 = 24, x1 = 88, y0 = 28, y1 = 104;
+  const w = x1 - x0, h = y1 - y0;
+  const luma = new Float32Array(w * h);
+  let sum = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const p = ((y + y0) * width + (x + x0)) * 3;
+      const l = 0.299 * data[p]! + 0.587 * data[p + 1]! + 0.114 * data[p + 2]!;
+      luma[y * w + x] = l;
+      sum += l;
+    }
+  }
+  const n = w * h;
+  const mean = sum / n;
+  let varSum = 0;
+  for (let i = 0; i < n; i++) varSum += (luma[i]! - mean) ** 2;
+  let lapSum = 0, lapSq = 0, m = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      const lap = luma[i - 1]! + luma[i + 1]! + luma[i - w]! + luma[i + w]! - 4 * luma[i]!;
+      lapSum += lap;
+      lapSq += lap * lap;
+      m++;
+    }
+  }
+  const lapVar = lapSq / m - (lapSum / m) ** 2;
+  return { brightness: mean / 255, contrast: clamp01(Math.sqrt(varSum / n) / 127.5), sharpness: clamp01(lapVar / SHARPNESS_REF) };
+}
+
+export interface QualityInput {
+  aligned: RgbImage;
+  faceSize: number;
+  kps: readonly Point[];
+  /** face.quality_gate: the overall score (0-100) at or above which a face is acceptable. */
+  gate: number;
+}
+
+const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
+
+/**
+ * The spec's quality object. Each factor becomes a 0..1 sub-score; overall_score is their
+ * weighted geometric mean x 100, so one factor at zero pulls a face below any sensible
+ * gate while small shortfalls only lower it. is_acceptable = overall_score >= quality_gate;
+ * when not acceptable, `reasons` lists every factor outside its limit and the score itself.
+ */
+export function assessQuality(input: QualityInput): Quality {
+  const L = QUALITY_LIMITS;
+  const { brightness, contrast, sharpness } = photometrics(input.aligned);
+  const pose = headPose(input.kps);
+  const poseExcess = Math.max(Math.abs(pose.yaw) / L.maxYaw, Math.abs(pose.pitch) / L.maxPitch, Math.abs(pose.roll) / L.maxRoll);
+  const head_pose_ok = poseExcess <= 1;
+  const scores: [number, number][] = [
+    [ramp(input.faceSize, L.minFaceSize / 2, L.minFaceSize * 2), 0.25],
+    [ramp(sharpness, 0, L.minSharpness * 2), 0.25],
+    [Math.min(ramp(brightness, L.minBrightness / 2, L.minBrightness * 1.5), ramp(1 - brightness, (1 - L.maxBrightness) / 2, (1 - L.maxBrightness) * 1.5)), 0.15],
+    [ramp(contrast, L.minContrast / 2, L.minContrast * 2), 0.1],
+    [ramp(2 - poseExcess, 0, 1.5), 0.25],
+  ];
+  let logSum = 0;
+  for (const [s, w] of scores) logSum += w * Math.log(Math.max(1e-3, s));
+  const overall = 100 * Math.exp(logSum);
+  const is_acceptable = overall >= input.gate;
+  const reasons: QualityReason[] = [];
+  if (!is_acceptable) {
+    if (input.faceSize < L.minFaceSize) reasons.push({ code: 'FACE_TOO_SMALL', message: 'face is too small for reliable recognition', value: round(input.faceSize, 1), threshold: L.minFaceSize });
+    if (sharpness < L.minSharpness) reasons.push({ code: 'BLURRY', message: 'face is blurred or out of focus', value: round(sharpness), threshold: L.minSharpness });
+    if (brightness < L.minBrightness) reasons.push({ code: 'TOO_DARK', message: 'face is underexposed', value: round(brightness), threshold: L.minBrightness });
+    if (brightness > L.maxBrightness) reasons.push({ code: 'TOO_BRIGHT', message: 'face is overexposed', value: round(brightness), threshold: L.maxBrightness });
+    if (contrast < L.minContrast) reasons.push({ code: 'LOW_CONTRAST', message: 'face has too little contrast', value: round(contrast), threshold: L.minContrast });
+    if (!head_pose_ok) {
+      const worst = Math.abs(pose.yaw) / L.maxYaw >= Math.abs(pose.pitch) / L.maxPitch ? ['yaw', pose.yaw, L.maxYaw] as const : ['pitch', pose.pitch, L.maxPitch] as const;
+      const [axis, value, limit] = Math.abs(pose.roll) / L.maxRoll > Math.abs(worst[1]) / worst[2] ? (['roll', pose.roll, L.maxRoll] as const) : worst;
+      reasons.push({ code: 'HEAD_POSE', message: `head is turned too far (${axis} ${round(value, 1)} degrees)`, value: round(Math.abs(value), 1), threshold: limit });
+    }
+    reasons.push({ code: 'LOW_QUALITY_SCORE', message: `overall quality score is below quality_gate`, value: round(overall, 1), threshold: input.gate });
+  }
+  return {
+    overall_score: round(overall, 1),
+    face_size_px: round(input.faceSize, 1),
+    sharpness: round(sharpness),
+    brightness: round(brightness),
+    contrast: round(contrast),
+    head_pose_ok,
+    is_acceptable,
+    reasons,
+  };
+}

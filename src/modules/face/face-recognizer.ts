@@ -1,0 +1,65 @@
+import ort from 'onnxruntime-node';
+import type { RgbImage } from '../../core/image-decode.js';
+import type { LoadedModel } from '../../runtime/model-registry.js';
+import type { TensorLayout } from './detector-input.js';
+
+/** Per-recognizer input layout (models/MANIFEST.json; the channel order was checked by bench/eval-face). */
+export const RECOGNIZER_LAYOUTS: Record<string, TensorLayout> = {
+  face_rec_mobilefacenet_128d: { order: 'rgb', mean: 127.5, std: 127.5 },
+  face_rec_faceplugin_512d: { order: 'rgb', mean: 127, std: 128 },
+};
+
+/** NCHW float32 tensor data of an RGB image under a layout. */
+export function imageTensorData(img: RgbImage, layout: TensorLayout): Float32Array {
+  const plane = img.width * img.height;
+  const out = new Float32Array(3 * plane);
+  const c0 = layout.order === 'rgb' ? 0 : 2;
+  const c2 = 2 - c0;
+  const inv = 1 / layout.std;
+  const { data } = img;
+  for (let i = 0, p = 0; i < plane; i++, p += 3) {
+    out[i] = (data[p + c0]! - layout.mean) * inv;
+    out[i + plane] = (data[p + 1]! - layout.mean) * inv;
+    out[i + 2 * plane] = (data[p + c2]! - layout.mean) * inv;
+  }
+  return out;
+}
+
+export function l2normalize(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]! * v[i]!;
+  const n = Math.sqrt(s) || 1;
+  const out = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! / n;
+  return out;
+}
+
+/** Cosine similarity of two L2-normalised embeddings (their dot product), in [-1, 1]. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) throw new Error(`embedding sizes differ: ${a.length} vs ${b.length}`);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return Math.max(-1, Math.min(1, s));
+}
+
+/** Embeds 112x112 ArcFace-aligned faces with one recognizer session. */
+export class FaceRecognizer {
+  readonly layout: TensorLayout;
+
+  constructor(
+    private readonly model: LoadedModel,
+    readonly name: string,
+    layout?: TensorLayout,
+  ) {
+    const l = layout ?? RECOGNIZER_LAYOUTS[name];
+    if (!l) throw new Error(`no input layout known for recognizer ${name}`);
+    this.layout = l;
+  }
+
+  async embed(aligned: RgbImage): Promise<Float32Array> {
+    const session = this.model.session;
+    const input = new ort.Tensor('float32', imageTensorData(aligned, this.layout), [1, 3, aligned.height, aligned.width]);
+    const out = await session.run({ [session.inputNames[0]!]: input });
+    return l2normalize(out[session.outputNames[0]!]!.data as Float32Array);
+  }
+}

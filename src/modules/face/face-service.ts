@@ -1,0 +1,200 @@
+import type { VigilConfig } from '../../config/schema.js';
+import { UnprocessableError } from '../../core/errors.js';
+import type { RgbImage } from '../../core/image-decode.js';
+import type { ModelRegistry } from '../../runtime/model-registry.js';
+import { alignFace } from './face-align.js';
+import { FaceDetector, type DetectorKind } from './face-detector.js';
+import { faceSize, type RawFace } from './face-geometry.js';
+import { assessQuality, type Quality } from './face-quality.js';
+import { cosine, FaceRecognizer } from './face-recognizer.js';
+import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
+import { PassiveLiveness } from './passive-liveness.js';
+import { calibrationFor, type ScoreCalibration } from './score-calibration.js';
+
+export type { Quality, QualityReason } from './face-quality.js';
+
+export interface FaceDetection {
+  bbox: [number, number, number, number];
+  confidence: number;
+  face_size: number;
+  landmarks: [number, number][];
+}
+
+export interface FaceResult {
+  detection: FaceDetection;
+  quality: Quality | null;
+  demographics: { age: number; gender: 'M' | 'F' } | null;
+  liveness: { is_live: boolean; score: number } | null;
+  has_embedding: boolean;
+}
+
+export interface AnalyzedFace {
+  result: FaceResult;
+  /** L2-normalised embedding of the configured recognizer, or null when embed was off. */
+  embedding: Float32Array | null;
+}
+
+/** Per-stage wall time in ms, summed over faces; filled when passed in AnalyzeOptions.timings. */
+export interface StageTimings {
+  detect: number;
+  align: number;
+  embed: number;
+  quality: number;
+  liveness: number;
+  /** Of `detect`: the detector's session.run alone. */
+  detect_model: number;
+}
+
+export function emptyTimings(): StageTimings {
+  return { detect: 0, align: 0, embed: 0, quality: 0, liveness: 0, detect_model: 0 };
+}
+
+export interface AnalyzeOptions {
+  /** Compute embeddings (default true). */
+  embed?: boolean;
+  /** Quality object (default face.enable_quality). */
+  quality?: boolean;
+  /** Passive liveness (default face.enable_liveness; always null when that is false). */
+  liveness?: boolean;
+  /** Demographics: always null until an age/gender model exists (see /admin/models). */
+  demographics?: boolean;
+  /** Most faces analysed, largest first (default face.max_faces). */
+  maxFaces?: number;
+  /** Enlarge images under 320 px (at most 4x) before detection, for tiny faces in tiny images. */
+  minFaceUpscale?: boolean;
+  /** Detector score threshold override (default face.det_thresh). */
+  detThresh?: number;
+  timings?: StageTimings;
+}
+
+const DETECTOR_KINDS: Record<VigilConfig['face']['detector'], DetectorKind> = { scrfd_500m: 'scrfd', 'scrfd_2.5g': 'scrfd', yunet: 'yunet' };
+const LIVENESS_SCALES: Record<string, number> = { antispoof_minifasnet_v2: 2.7, antispoof_minifasnet_v1se: 4.0 };
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+const r4 = (v: number) => Math.round(v * 10000) / 10000;
+
+/**
+ * Face analysis over the face models loaded by the plugin: detection (largest face first),
+ * 5-point alignment, embedding, quality and passive liveness. Sessions are looked up per
+ * call so a model that failed to load answers 503 MODEL_UNAVAILABLE with its reason.
+ * Every step is async (libvips resize, onnxruntime run) or a short JS loop over a 112x112
+ * or 80x80 crop, so the event loop is never held for long.
+ */
+export class FaceService {
+  readonly recognizerName: string;
+  readonly detectorName: string;
+  readonly calibration: ScoreCalibration;
+  private readonly face: VigilConfig['face'];
+
+  constructor(
+    private readonly models: ModelRegistry,
+    config: VigilConfig,
+  ) {
+    this.face = config.face;
+    this.detectorName = DETECTOR_MODELS[config.face.detector];
+    this.recognizerName = RECOGNIZER_MODELS[config.face.recognizer];
+    this.calibration = calibrationFor(this.recognizerName);
+  }
+
+  private detector(): FaceDetector {
+    return new FaceDetector(this.models.get(this.detectorName), DETECTOR_KINDS[this.face.detector]);
+  }
+
+  private recognizer(): FaceRecognizer {
+    return new FaceRecognizer(this.models.get(this.recognizerName), this.recognizerName);
+  }
+
+  private passiveLiveness(): PassiveLiveness {
+    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.models.get(name), scale: LIVENESS_SCALES[name]! })));
+  }
+
+  /** Raw detections, largest first, capped at maxFaces. */
+  async detect(img: RgbImage, opts: AnalyzeOptions = {}): Promise<RawFace[]> {
+    const t = opts.timings;
+    const t0 = performance.now();
+    const inner = t ? { prep_ms: 0, model_ms: 0 } : undefined;
+    const faces = await this.detector().detect(
+      img,
+      { detSize: this.face.det_size, thresh: opts.detThresh ?? this.face.det_thresh, upscaleSmall: opts.minFaceUpscale },
+      inner,
+    );
+    faces.sort((a, b) => faceSize(b.box) - faceSize(a.box));
+    if (t && inner) {
+      t.detect += performance.now() - t0;
+      t.detect_model += inner.model_ms;
+    }
+    return faces.slice(0, Math.max(0, opts.maxFaces ?? this.face.max_faces));
+  }
+
+  /** Every face found (up to maxFaces), largest first. */
+  async analyze(img: RgbImage, opts: AnalyzeOptions = {}): Promise<AnalyzedFace[]> {
+    const faces = await this.detect(img, opts);
+    const out: AnalyzedFace[] = [];
+    // Faces run one after another: on a 2-core box parallel onnxruntime runs only contend.
+    for (const f of faces) out.push(await this.analyzeFace(img, f, opts));
+    return out;
+  }
+
+  /** The largest face, or 422 NO_FACE naming the form field the image came from. */
+  async largest(img: RgbImage, field: string, opts: AnalyzeOptions = {}): Promise<AnalyzedFace> {
+    const [face] = await this.analyze(img, { ...opts, maxFaces: 1 });
+    if (!face) throw new UnprocessableError('NO_FACE', `no face found in "${field}"`, { field });
+    return face;
+  }
+
+  /** Calibrated similarity of two embeddings on the spec's threshold scale, 0..1. */
+  similarity(a: Float32Array, b: Float32Array): number {
+    return r4(this.calibration.calibrate(cosine(a, b)));
+  }
+
+  private async analyzeFace(img: RgbImage, f: RawFace, opts: AnalyzeOptions): Promise<AnalyzedFace> {
+    const t = opts.timings;
+    const wantEmbed = opts.embed ?? true;
+    const wantQuality = opts.quality ?? this.face.enable_quality;
+    const wantLiveness = this.face.enable_liveness && (opts.liveness ?? true);
+    const size = faceSize(f.box);
+    let t0 = performance.now();
+    const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;
+    if (t) t.align += performance.now() - t0;
+    let embedding: Float32Array | null = null;
+    if (wantEmbed && aligned) {
+      t0 = performance.now();
+      embedding = await this.recognizer().embed(aligned);
+      if (t) t.embed += performance.now() - t0;
+    }
+    let quality: Quality | null = null;
+    if (wantQuality && aligned) {
+      t0 = performance.now();
+      quality = assessQuality({ aligned, faceSize: size, kps: f.kps, gate: this.face.quality_gate });
+      if (t) t.quality += performance.now() - t0;
+    }
+    let liveness: FaceResult['liveness'] = null;
+    if (wantLiveness) {
+      t0 = performance.now();
+      const l = await this.passiveLiveness().check(img, f.box);
+      liveness = { is_live: l.is_live, score: r4(l.score) };
+      if (t) t.liveness += performance.now() - t0;
+    }
+    return {
+      embedding,
+      result: {
+        detection: {
+          bbox: [r2(f.box[0]), r2(f.box[1]), r2(f.box[2]), r2(f.box[3])],
+          confidence: r4(f.score),
+          face_size: r2(size),
+          landmarks: f.kps.map(([x, y]) => [r2(x), r2(y)] as [number, number]),
+        },
+        quality,
+        demographics: null,
+        liveness,
+        has_embedding: embedding !== null,
+      },
+    };
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    faceService: FaceService;
+  }
+}

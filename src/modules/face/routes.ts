@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import { decodeImage } from '../../core/image-decode.js';
+import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
+import { numberField, readMultipart, requireFile } from '../../core/multipart-form.js';
+import { faceDetectedData } from './face-events.js';
+import { emptyTimings, type StageTimings } from './face-service.js';
+import { DetectResponseSchema, VerifyResponseSchema } from './schema.js';
+
+/** Server-Timing header with the per-stage breakdown (bench/face.ts reads it). */
+function serverTiming(decode: number, t: StageTimings): string {
+  const parts: [string, number][] = [['decode', decode], ['detect', t.detect], ['detect_model', t.detect_model], ['align', t.align], ['embed', t.embed], ['quality', t.quality], ['liveness', t.liveness]];
+  return parts.map(([k, v]) => `${k};dur=${v.toFixed(2)}`).join(', ');
+}
+
+/** POST /api/v1/detect and /api/v1/verify, as the spec shows them. */
+export async function faceRoutes(app: FastifyInstance): Promise<void> {
+  const { config, bus } = app.vigil;
+  const maxPixels = config.server.max_image_pixels;
+
+  app.post(
+    '/api/v1/detect',
+    {
+      schema: {
+        tags: ['face'],
+        summary: 'Detect faces (largest first) with landmarks, quality and passive liveness',
+        consumes: ['multipart/form-data'],
+        response: { 200: DetectResponseSchema, ...errorResponses(400, 413, 415, 503) },
+      },
+      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'JPEG or PNG image' }]) },
+    },
+    async (request, reply) => {
+      const form = await readMultipart(request);
+      const file = requireFile(form, 'image');
+      const t0 = performance.now();
+      const img = await decodeImage(file, { field: 'image', maxPixels });
+      const decodeMs = performance.now() - t0;
+      const timings = emptyTimings();
+      const faces = (await app.faceService.analyze(img, { timings })).map((f) => f.result);
+      if (faces.length > 0) bus.emit('face_detected', 'face', faceDetectedData('detect', faces));
+      reply.header('server-timing', serverTiming(decodeMs, timings));
+      return { faces, count: faces.length };
+    },
+  );
+
+  app.post(
+    '/api/v1/verify',
+    {
+      schema: {
+        tags: ['face'],
+        summary: 'Compare the largest faces of two images (1:1)',
+        consumes: ['multipart/form-data'],
+        response: { 200: VerifyResponseSchema, ...errorResponses(400, 413, 415, 422, 503) },
+      },
+      config: {
+        multipartDoc: multipartDoc([
+          { name: 'image1', file: true, required: true, description: 'JPEG or PNG image' },
+          { name: 'image2', file: true, required: true, description: 'JPEG or PNG image' },
+          { name: 'threshold', type: 'number', description: 'Calibrated similarity threshold in [0, 1] (default 0.4: FAR about 1e-6 on the spec table)' },
+        ]),
+      },
+    },
+    async (request, reply) => {
+      const form = await readMultipart(request);
+      const file1 = requireFile(form, 'image1');
+      const file2 = requireFile(form, 'image2');
+      const threshold = numberField(form, 'threshold', { default: 0.4, min: 0, max: 1 });
+      const t0 = performance.now();
+      const [img1, img2] = await Promise.all([
+        decodeImage(file1, { field: 'image1', maxPixels }),
+        decodeImage(file2, { field: 'image2', maxPixels }),
+      ]);
+      const decodeMs = performance.now() - t0;
+      const timings = emptyTimings();
+      const face1 = await app.faceService.largest(img1, 'image1', { timings });
+      const face2 = await app.faceService.largest(img2, 'image2', { timings });
+      const similarity = app.faceService.similarity(face1.embedding!, face2.embedding!);
+      bus.emit('face_detected', 'face', faceDetectedData('verify', [face1.result, face2.result]));
+      reply.header('server-timing', serverTiming(decodeMs, timings));
+      return { is_match: similarity >= threshold, similarity, face1: face1.result, face2: face2.result };
+    },
+  );
+}
