@@ -6,6 +6,11 @@ export const VideoSection = Type.Object(
     max_fps: Type.Number({ default: 30.0, exclusiveMinimum: 0, description: 'Maximum processing frames per second per camera.' }),
     track_faces: Type.Boolean({ default: true, description: 'Run face detection on camera frames.' }),
     buffer_size: Type.Integer({ default: 10, minimum: 1, description: 'Frames kept per camera.' }),
+    face_fps: Type.Number({
+      default: 2,
+      exclusiveMinimum: 0,
+      description: 'With track_faces: frames per second per camera that go through face detection (a face costs more than a person; this bounds the load).',
+    }),
     max_cameras: Type.Integer({ default: 16, minimum: 1, description: 'Most cameras the daemon accepts (each one is an ffmpeg process).' }),
     watchdog_seconds: Type.Number({
       default: 10,

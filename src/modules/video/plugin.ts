@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin';
 import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
+import type { FrameConsumer } from './camera-pipeline.js';
+import { FaceOnFrames } from './face-on-frames.js';
 import { ffmpegPath, probeFfmpeg } from './ffmpeg-binary.js';
 import { videoRoutes } from './routes.js';
 import { VideoStore, videoStoreDir } from './video-store.js';
@@ -37,7 +39,13 @@ export default fp(
     }
 
     const store = new VideoStore(videoStoreDir(config.server.data_dir));
-    const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person });
+    const consumers: FrameConsumer[] = [];
+    if (config.video.track_faces && app.hasDecorator('faceService')) {
+      // identify: 1:N against the watchlists, once the identity module offers it (until then
+      // no watchlist exists, no embedding is computed and no face_matched can be emitted).
+      consumers.push(new FaceOnFrames({ faces: app.faceService, bus, log: log.child({ module: 'video', part: 'faces' }), faceFps: config.video.face_fps }));
+    }
+    const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person, consumers });
     app.decorate('cameraManager', manager);
     let started = false;
 
