@@ -6,6 +6,11 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { freePort, RtspTestServer } from '../helpers/rtsp-server.js';
 import type { VigilEvent } from '../../src/core/event-types.js';
 import { processesWith, VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
+import { testdata } from '../helpers/paths.js';
+import { CameraStream } from '../../src/modules/video/camera-stream.js';
+import { parseCameraSource } from '../../src/modules/video/camera-source.js';
+import { ffmpegPath, probeFfmpeg } from '../../src/modules/video/ffmpeg-binary.js';
+import { readProfile } from '../../src/runtime/hw-profile.js';
 
 const SECRET = 'hunter2-not-for-logs';
 
@@ -111,5 +116,43 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
     assert.deepEqual(del.json(), { removed: 'door' });
     assert.deepEqual((await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras' })).json(), []);
     assert.deepEqual(processesWith(server.url), [], 'ffmpeg is gone once DELETE answers');
+  });
+});
+
+describe('hardware decode fallback', () => {
+  it('a CUDA preset on a box without CUDA falls back to the CPU and frames flow', async () => {
+    const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
+    const frames: number[] = [];
+    const stream = new CameraStream(
+      parseCameraSource(testdata('video', 'TUD-Campus', 'TUD-Campus.mp4')),
+      {
+        binary: ff.path,
+        caps: ff.caps,
+        decode: { hwaccel: 'cuda' },
+        box: { width: 416, height: 416 },
+        maxFps: 10,
+        realtime: true,
+        loop: false,
+        rtspTimeoutMs: 2000,
+        watchdogMs: 4000,
+        restart: { initialMs: 500, maxMs: 1000, maxRestarts: 3, windowMs: 60_000 },
+        failedRetryMs: 0,
+        stopStepMs: 1000,
+        bufferSize: 3,
+      },
+      pino({ level: 'silent' }),
+      { onFrame: (f) => frames.push(f.seq) },
+    );
+    assert.equal(stream.decoder(), 'cuda');
+    stream.start();
+    try {
+      await waitFor('frames after the fallback', () => frames.length >= 5, 15_000);
+      assert.equal(stream.decoder(), 'cpu');
+      assert.match(stream.decodeFallback ?? '', /cuda decode failed: .*(device|Device)/);
+      assert.equal(stream.restarts, 0, 'the fallback is not a failure of the source');
+    } finally {
+      await stream.stop();
+    }
+    assert.equal(stream.status, 'stopped');
   });
 });
