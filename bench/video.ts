@@ -69,7 +69,8 @@ async function source(height: number): Promise<string> {
 }
 
 const registry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-const model = await registry.load(PERSON_MODEL);
+// As the daemon loads it (person.detector_threads 1, no spinning).
+const model = await registry.load(PERSON_MODEL, { intraOpThreads: 1, spinning: false });
 if (!model) throw new Error('person detector unavailable');
 const detector = new YoloxPersonDetector(model);
 

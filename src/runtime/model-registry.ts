@@ -21,6 +21,14 @@ export interface ModelStatus {
   warmup_ms?: number;
 }
 
+export interface LoadOptions {
+  /** An operator-supplied file instead of the manifest's (its sha256 cannot be checked). */
+  file?: string;
+  /** Session tuning for this model (see SessionOptions in onnx-session.ts). */
+  intraOpThreads?: number;
+  spinning?: boolean;
+}
+
 export interface LoadedModel {
   entry: ManifestEntry;
   session: ort.InferenceSession;
@@ -51,17 +59,17 @@ export class ModelRegistry {
   ) {}
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */
-  load(name: string, options: { file?: string } = {}): Promise<LoadedModel | undefined> {
+  load(name: string, options: LoadOptions = {}): Promise<LoadedModel | undefined> {
     let p = this.loading.get(name);
     if (!p) {
-      p = this.doLoad(name, options.file);
+      p = this.doLoad(name, options.file, options);
       this.loading.set(name, p);
     }
     return p;
   }
 
   /** `customFile` is an operator-supplied model (person.model_path): its sha256 cannot be checked. */
-  private async doLoad(name: string, customFile?: string): Promise<LoadedModel | undefined> {
+  private async doLoad(name: string, customFile: string | undefined, tuning: Pick<LoadOptions, 'intraOpThreads' | 'spinning'>): Promise<LoadedModel | undefined> {
     const entry = modelManifest().get(name);
     if (!entry) throw new Error(`model ${name} is not in models/manifest.json`);
     const defaultFile = join(this.modelsDir, entry.file);
@@ -82,7 +90,12 @@ export class ModelRegistry {
     }
     const t0 = performance.now();
     try {
-      const { session, provider, fallback_reason } = await createSession(file, { profile: this.profile, deviceId: this.deviceId });
+      const { session, provider, fallback_reason } = await createSession(file, {
+        profile: this.profile,
+        deviceId: this.deviceId,
+        intraOpThreads: tuning.intraOpThreads,
+        spinning: tuning.spinning,
+      });
       status.load_ms = Math.round(performance.now() - t0);
       const t1 = performance.now();
       const feeds: Record<string, ort.Tensor> = {};

@@ -13,6 +13,13 @@ export interface SessionOptions {
   profile: HwProfile;
   /** GPU device id for GPU providers (face.ctx_id); -1 forces the CPU. */
   deviceId: number;
+  /** Per-model intra-op thread count, over the profile's intra_op_threads (the person detector runs one thread per in-flight frame). */
+  intraOpThreads?: number;
+  /**
+   * false: idle onnxruntime worker threads sleep instead of spinning. On a small box shared
+   * with ffmpeg, spinning roughly doubled the CPU per YOLOX frame (bench/video, docs/benchmarks.md).
+   */
+  spinning?: boolean;
 }
 
 function providerList(names: string[], deviceId: number): ort.InferenceSession.ExecutionProviderConfig[] {
@@ -30,6 +37,8 @@ export async function createSession(file: string, options: SessionOptions): Prom
     // SCRFD's dynamic shapes make onnxruntime warn on every run; keep the journal for errors.
     logSeverityLevel: 3,
     ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
+    ...(options.intraOpThreads ? { intraOpNumThreads: options.intraOpThreads } : {}),
+    ...(options.spinning === false ? { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
   if (preferred.length === 1 && preferred[0] === 'cpu') {

@@ -17,10 +17,16 @@ export const PersonSection = Type.Object(
       description: 'A lost track keeps its id this many processed frames, so a person hidden for a moment is not counted twice.',
     }),
     detector_concurrency: Type.Integer({
+      default: 2,
+      minimum: 1,
+      maximum: 16,
+      description: 'Detector runs in flight at once across all cameras, on the one shared session (about one per core).',
+    }),
+    detector_threads: Type.Integer({
       default: 1,
       minimum: 1,
-      maximum: 8,
-      description: 'Detector runs in flight at once across all cameras (the session is shared; more helps only with spare cores).',
+      maximum: 16,
+      description: 'onnxruntime threads per detector run. One thread per run and several runs in flight used the least CPU per frame (docs/benchmarks.md).',
     }),
   },
   { additionalProperties: false, default: {} },

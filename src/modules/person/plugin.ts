@@ -27,7 +27,8 @@ export default fp(
     lifecycle.add({
       name: 'person-models',
       start: async () => {
-        await models.load(PERSON_MODEL, { file: config.person.model_path });
+        // Idle worker threads sleep rather than spin: the box also decodes video.
+        await models.load(PERSON_MODEL, { file: config.person.model_path, intraOpThreads: config.person.detector_threads, spinning: false });
         service.attach();
       },
       stop: () => service.close(),
