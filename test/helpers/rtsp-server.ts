@@ -1,19 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/core/package-root.js';
 
-/** A port nobody listens on right now (bound, read, released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './daemon.js';
 
 /**
  * GStreamer's RTSP server (test/fixtures/rtsp-server.py, Debian python3-gi +
