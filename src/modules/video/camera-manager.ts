@@ -13,6 +13,7 @@ import type { FfmpegInfo } from './ffmpeg-binary.js';
 import { RateMeter, type Frame } from './frame-ring.js';
 import type { VideoStore, StoredCamera } from './video-store.js';
 import { CameraPipeline, type FrameConsumer } from './camera-pipeline.js';
+import { VideoMqttState } from './counts-mqtt.js';
 
 /** The Camera object of the spec plus documented extras. */
 export interface CameraView {
@@ -51,6 +52,8 @@ export interface ManagerDeps {
   person: PersonService;
   /** Extra per-frame consumers (faces on frames), added by other modules. */
   consumers?: FrameConsumer[];
+  /** Retained MQTT state (counts, camera status); absent or disabled: nothing is published. */
+  mqttState?: VideoMqttState;
 }
 
 /**
@@ -63,9 +66,11 @@ export class CameraManager {
   private ffmpeg: FfmpegInfo | null = null;
   ffmpegError: string | null = null;
   readonly consumers: FrameConsumer[];
+  private readonly mqtt: VideoMqttState;
 
   constructor(private readonly d: ManagerDeps) {
     this.consumers = d.consumers ?? [];
+    this.mqtt = d.mqttState ?? new VideoMqttState(undefined);
   }
 
   /** Called at module start with the probed ffmpeg (or why it does not run). */
@@ -125,6 +130,7 @@ export class CameraManager {
     this.cameras.delete(cameraId);
     await this.halt(camera);
     await this.d.store.removeCamera(cameraId);
+    this.mqtt.clearCamera(cameraId, camera.counting.rules().map((r) => r.rule_id));
     this.d.log.info({ camera_id: cameraId }, 'camera removed');
   }
 
@@ -154,7 +160,9 @@ export class CameraManager {
       camera.counting.removeRule(rule.rule_id);
       throw err;
     }
-    return { rule, counts: camera.counting.countsOf(rule.rule_id)! };
+    const counts = camera.counting.countsOf(rule.rule_id)!;
+    this.mqtt.counts(cameraId, rule, counts);
+    return { rule, counts };
   }
 
   rules(cameraId: string, type?: 'line' | 'zone'): RuleView[] {
@@ -171,12 +179,16 @@ export class CameraManager {
     if (!rule) throw new NotFoundError('RULE_NOT_FOUND', `camera ${cameraId} has no ${type} ${ruleId}`, { rule_id: ruleId });
     camera.counting.removeRule(ruleId);
     await this.d.store.removeRule(cameraId, ruleId);
+    this.mqtt.clearRule(cameraId, ruleId);
   }
 
   async resetCounts(cameraId: string, ruleId?: string): Promise<void> {
     const camera = this.require(cameraId);
     if (ruleId && !camera.counting.has(ruleId)) throw new NotFoundError('RULE_NOT_FOUND', `camera ${cameraId} has no rule ${ruleId}`, { rule_id: ruleId });
-    for (const id of camera.counting.reset(ruleId)) await this.d.store.putCounts(cameraId, id, camera.counting.storedCounts(id)!);
+    for (const id of camera.counting.reset(ruleId)) {
+      await this.d.store.putCounts(cameraId, id, camera.counting.storedCounts(id)!);
+      this.publishCounts(cameraId, camera.counting, id);
+    }
   }
 
   // ---- internals ----
@@ -229,10 +241,13 @@ export class CameraManager {
       persistCounts: (ruleId) => {
         const counts = counting.storedCounts(ruleId);
         if (counts) this.d.store.putCounts(id, ruleId, counts).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist counts'));
+        this.publishCounts(id, counting, ruleId);
       },
     });
-    const stream = new CameraStream(source, this.settings(stored.loop), log, {
+    for (const rule of counting.rules()) this.publishCounts(id, counting, rule.rule_id);
+    const stream: CameraStream = new CameraStream(source, this.settings(stored.loop), log, {
       onFrame: (frame: Frame) => pipeline.onFrame(frame),
+      onStatus: (status, reason) => this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError),
       onGiveUp: (reason) => {
         this.d.bus.emit('system_error', 'video', { module: 'video', message: `camera ${id}: ${reason}`, camera_id: id }, id);
       },
@@ -241,6 +256,12 @@ export class CameraManager {
     this.cameras.set(id, camera);
     stream.start();
     return camera;
+  }
+
+  private publishCounts(cameraId: string, counting: CameraCounting, ruleId: string): void {
+    const rule = counting.rules().find((r) => r.rule_id === ruleId);
+    const counts = counting.countsOf(ruleId);
+    if (rule && counts) this.mqtt.counts(cameraId, rule, counts);
   }
 
   private async halt(camera: Camera): Promise<void> {

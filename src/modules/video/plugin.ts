@@ -3,6 +3,7 @@ import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
 import type { FrameConsumer } from './camera-pipeline.js';
 import { FaceOnFrames } from './face-on-frames.js';
+import { VideoMqttState } from './counts-mqtt.js';
 import { ffmpegPath, probeFfmpeg } from './ffmpeg-binary.js';
 import { videoRoutes } from './routes.js';
 import { VideoStore, videoStoreDir } from './video-store.js';
@@ -45,7 +46,9 @@ export default fp(
       // no watchlist exists, no embedding is computed and no face_matched can be emitted).
       consumers.push(new FaceOnFrames({ faces: app.faceService, bus, log: log.child({ module: 'video', part: 'faces' }), faceFps: config.video.face_fps }));
     }
-    const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person, consumers });
+    // Counts and camera status as retained MQTT state, over the events module's connection.
+    const mqttState = new VideoMqttState(app.hasDecorator('mqtt') ? app.mqtt : undefined);
+    const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person, consumers, mqttState });
     app.decorate('cameraManager', manager);
     let started = false;
 
