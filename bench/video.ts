@@ -15,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
@@ -164,7 +165,7 @@ const ffmpegPids = (): number[] => {
 };
 
 console.log('');
-console.log(`B. the daemon: N cameras of the 720p25 file in real time (loop), video.max_fps 10, detection + tracking; ${SECONDS} s per N after 6 s warm-up`);
+console.log(`B. the daemon: N cameras of the 720p25 file in real time (loop), video.max_fps 10, detection + tracking; ${SECONDS} s per N after 6 s warm-up; stops after two N in a row miss 9.5 fps`);
 console.log('');
 console.log('| streams | slowest camera processed fps (mean) | all cameras mean | CPU per stream, daemon (% of a core) | CPU per stream, ffmpeg alone | ratio |');
 console.log('|---|---|---|---|---|---|');
@@ -176,7 +177,9 @@ const config = loadConfig({
   },
 });
 let held = 0;
-for (let n = 1; n <= MAX_STREAMS; n++) {
+let misses = 0;
+let cpuPerStream1 = 0;
+for (let n = 1; n <= MAX_STREAMS && misses < 2; n++) {
   // ffmpeg alone: the same n real-time streams, output parsed and dropped.
   const argv = buildStreamArgs({
     source: parseCameraSource(file720),
@@ -210,13 +213,22 @@ for (let n = 1; n <= MAX_STREAMS; n++) {
   const mean = perCam.reduce((x, y) => x + y, 0) / n;
   const daemonCpu = (100 * (s.ffCpu + s.nodeCpu)) / s.wall / n;
   const aloneCpu = (100 * a.ffCpu) / a.wall / n;
-  console.log(`| ${n} | ${slowest.toFixed(1)} | ${mean.toFixed(1)} | ${daemonCpu.toFixed(0)}% | ${aloneCpu.toFixed(0)}% | ${(daemonCpu / aloneCpu).toFixed(1)} |`);
+  if (n === 1) cpuPerStream1 = daemonCpu;
+  console.log(`| ${n} | ${slowest.toFixed(2)} | ${mean.toFixed(2)} | ${daemonCpu.toFixed(0)}% | ${aloneCpu.toFixed(0)}% | ${(daemonCpu / aloneCpu).toFixed(1)} |`);
   for (let i = 0; i < n; i++) await app.inject({ method: 'DELETE', url: `/api/v1/video/cameras/cam${i}` });
   await app.close();
-  if (slowest >= 9.5) held = n;
-  else break;
+  // The box is shared: one noisy dip does not end the search, two in a row do.
+  if (slowest >= 9.5) {
+    held = n;
+    misses = 0;
+  } else misses++;
 }
 console.log('');
 console.log(`streams held at >= 9.5 processed fps: ${held}`);
+// CPU time does not depend on how many other processes share the box; wall-clock rates do.
+const cores = os.cpus().length;
+console.log(
+  `CPU-bound capacity: ${cores} cores x 100% / ${cpuPerStream1.toFixed(0)}% per stream = ${((cores * 100) / Math.max(1, cpuPerStream1)).toFixed(1)} streams at 10 fps on an idle box (an estimate from CPU time, not a measurement)`,
+);
 console.log(machineLine());
 rmSync(config.server.data_dir, { recursive: true, force: true });
