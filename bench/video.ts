@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import ort from 'onnxruntime-node';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
@@ -113,6 +114,45 @@ async function onePass(file: string, work: ((f: RawFrame) => Promise<void>) | nu
 
 console.log(machineLine());
 console.log(`ffmpeg: ${ff.version}`);
+console.log('');
+
+// ---- 0: detector session tuning (why person.detector_threads 1 and no spinning) ----
+console.log('0. YOLOX-nano 416 session tuning: 60 runs of a 1x3x416x416 input, wall and CPU per run');
+console.log('');
+console.log('| intra-op threads | spinning | runs in flight | wall ms/run | CPU ms/run |');
+console.log('|---|---|---|---|---|');
+{
+  const input = new ort.Tensor('float32', new Float32Array(3 * 416 * 416).fill(114), [1, 3, 416, 416]);
+  for (const [threads, spinning, inFlight] of [
+    [2, true, 1],
+    [2, false, 1],
+    [1, false, 1],
+    [1, false, 2],
+  ] as const) {
+    const session = await ort.InferenceSession.create(join(packageRoot(), 'models', 'person_det_yolox_nano_416.onnx'), {
+      graphOptimizationLevel: 'all',
+      intraOpNumThreads: threads,
+      ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
+    } as Parameters<typeof ort.InferenceSession.create>[1]);
+    for (let i = 0; i < 5; i++) await session.run({ images: input });
+    const N = 60;
+    let next = 0;
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < N) {
+          next++;
+          await session.run({ images: input });
+        }
+      }),
+    );
+    const wall = (performance.now() - t0) / N;
+    const c = process.cpuUsage(c0);
+    console.log(`| ${threads} | ${spinning ? 'yes (onnxruntime default)' : 'no'} | ${inFlight} | ${wall.toFixed(1)} | ${((c.user + c.system) / 1000 / N).toFixed(1)} |`);
+    await session.release();
+  }
+}
 console.log('');
 console.log('A. one stream, as fast as it goes (every frame of a 79.5 s, 25 fps H.264 file; decode on the CPU)');
 console.log('');
