@@ -73,6 +73,8 @@ if (process.argv.includes('--candidates')) {
 }
 
 const model = t.app.vigil.models.get(DEMOGRAPHICS_MODEL);
+// The face service runs it in its inference worker; `model` (the registry's session) is the raw baseline.
+const workerModel = t.app.faceService.model(DEMOGRAPHICS_MODEL);
 console.log(`model: ${DEMOGRAPHICS_MODEL} (${model.entry.file}), crop ${CROP_SCALE}x the detector box${CROP_LEVEL ? ', eyes levelled' : ''}, provider ${model.provider}\n`);
 console.log('| identity | label | images | gender correct | age: median (min-max) |');
 console.log('|---|---|---|---|---|');
@@ -80,7 +82,7 @@ let correct = 0;
 for (const identity of readdirSync(IDENTITIES).sort()) {
   const mine = samples.filter((s) => s.identity === identity);
   const label = FEMALE.has(identity) ? 'F' : 'M';
-  const results = await Promise.all(mine.map(async (s) => (await estimateDemographics(model, s.img, [s.face]))[0]!));
+  const results = await Promise.all(mine.map(async (s) => (await estimateDemographics(workerModel, s.img, [s.face]))[0]!));
   const ok = results.filter((r) => r.gender === label).length;
   correct += ok;
   const ages = results.map((r) => r.age);

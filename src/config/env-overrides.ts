@@ -50,6 +50,8 @@ function parseEnvValue(raw: string, leaf: Record<string, unknown>): unknown {
     if (['0', 'false', 'no', 'off'].includes(v)) return false;
     throw new Error('expected true or false');
   }
+  // Maps (identity.alert_thresholds) are written as JSON in the environment.
+  if (type === 'object') return JSON.parse(raw) as unknown;
   if (type === 'array') {
     const t = raw.trim();
     if (t.startsWith('[')) return JSON.parse(t) as unknown;

@@ -1,4 +1,6 @@
-import ort from 'onnxruntime-node';
+// Namespace import: identical under Node's ESM loader, and also correct where tsx's CommonJS
+// hook loads this file (the inference worker in tests), where a default import is undefined.
+import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 
 export interface SessionResult {

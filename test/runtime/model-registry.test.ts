@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -8,6 +8,8 @@ import { packageRoot } from '../../src/core/package-root.js';
 import { ModelRegistry } from '../../src/runtime/model-registry.js';
 import { readProfile } from '../../src/runtime/hw-profile.js';
 import { testApp } from '../helpers/app.js';
+import { multipart } from '../helpers/multipart.js';
+import { testdata } from '../helpers/paths.js';
 
 const modelsDir = join(packageRoot(), 'models');
 
@@ -51,13 +53,14 @@ describe('model registry', () => {
   });
 
   it('one missing model file makes only that component loaded:false; the daemon serves the rest', async () => {
-    const dir = copyModels(['face_rec_mobilefacenet_128d.onnx']);
+    // The default recognizer (face.recognizer: faceplugin_512d) is the file taken away.
+    const dir = copyModels(['face_rec_faceplugin_512d.onnx']);
     const t = await testApp({ face: { models_dir: dir } });
     try {
       const list = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; loaded: boolean; reason?: string }[];
       const byName = new Map(list.map((c) => [c.name, c]));
       assert.equal(byName.get('face_recognizer')!.loaded, false);
-      assert.match(byName.get('face_recognizer')!.reason ?? '', /model file missing.*face_rec_mobilefacenet_128d\.onnx/);
+      assert.match(byName.get('face_recognizer')!.reason ?? '', /model file missing.*face_rec_faceplugin_512d\.onnx/);
       assert.equal(byName.get('face_detector')!.loaded, true);
       assert.equal(byName.get('liveness')!.loaded, true);
       assert.equal(byName.get('active_liveness')!.loaded, true);
@@ -65,6 +68,10 @@ describe('model registry', () => {
       assert.equal(health.healthy, false);
       assert.equal(health.modules.face, false);
       assert.notEqual(health.details.face, '');
+      // ...and the request that needs it says so instead of failing obscurely.
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/detect', ...multipart([{ name: 'image', file: readFileSync(testdata('faces', 'identities', 'bbt_amy', 'amy1.png')) }]) });
+      assert.equal(res.statusCode, 503);
+      assert.equal(res.json().code, 'MODEL_UNAVAILABLE');
     } finally {
       await t.close();
     }

@@ -5,6 +5,8 @@ import { testdata } from '../helpers/paths.js';
 import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
 import type { VigilEvent } from '../../src/core/event-types.js';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { multipart } from '../helpers/multipart.js';
 import pino from 'pino';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { FaceOnFrames, type WatchlistHit } from '../../src/modules/video/face-on-frames.js';
@@ -22,7 +24,22 @@ describe('faces on camera frames (video.track_faces)', () => {
   });
   after(async () => t.close());
 
-  it('the Hamilton clip: face_detected with camera_id, once per person track', async (ctx) => {
+  it('the Hamilton clip: face_detected with camera_id once per person track; the enrolled performer matched once per track', async (ctx) => {
+    // Watchlist "vip": Lin-Manuel Miranda (on stage in the clip) and Kit Harington (not in it).
+    for (const [id, label, file] of [
+      ['lin', 'Lin-Manuel Miranda', 'fr_lin_manuel_miranda/lin-manuel-miranda.png'],
+      ['kit', 'Kit Harington', 'fr_kit_harington/john1.jpeg'],
+    ] as const) {
+      const m = multipart([
+        { name: 'image', file: readFileSync(testdata('faces', 'identities', ...file.split('/'))), filename: file.split('/')[1], contentType: file.endsWith('png') ? 'image/png' : 'image/jpeg' },
+        { name: 'label', value: label },
+        { name: 'watchlist_name', value: 'vip' },
+        { name: 'identity_id', value: id },
+      ]);
+      const enrolled = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist/enroll', ...m });
+      assert.equal(enrolled.statusCode, 200, enrolled.body);
+    }
+    events.length = 0;
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/video/cameras',
@@ -46,8 +63,17 @@ describe('faces on camera frames (video.track_faces)', () => {
     const tracked = faces.flatMap((e) => (e.data as { faces: { track_id: number | null }[] }).faces.map((f) => f.track_id)).filter((id) => id !== null);
     ctx.diagnostic(`${faces.length} face_detected events, faces on tracks ${tracked.join(',')}`);
     assert.equal(new Set(tracked).size, tracked.length, `track ids announced more than once: ${tracked.join(',')}`);
-    // no watchlists exist: nothing can match
-    assert.equal(events.filter((e) => e.type === 'face_matched' || e.type === 'watchlist_alert').length, 0);
+    const matched = events.filter((e) => e.type === 'face_matched');
+    ctx.diagnostic(`face_matched: ${matched.map((e) => JSON.stringify(e.data)).join(' ')}`);
+    assert.ok(matched.length >= 1, 'Lin-Manuel Miranda is recognised on stage');
+    for (const e of matched) {
+      assert.equal(e.source, 'video');
+      assert.equal(e.camera_id, 'stage');
+      assert.deepEqual(Object.keys(e.data).sort(), ['identity_id', 'label', 'similarity', 'watchlist']);
+      assert.equal((e.data as { identity_id: string }).identity_id, 'lin', 'nobody else is matched');
+    }
+    // once per track and identity: never as many matches as analysed frames showing him
+    assert.ok(matched.length <= new Set(tracked).size + 1, `${matched.length} matches`);
   });
 
   it('face_matched and watchlist_alert once per track and identity, not per frame', async () => {

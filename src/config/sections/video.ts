@@ -11,6 +11,12 @@ export const VideoSection = Type.Object(
       exclusiveMinimum: 0,
       description: 'With track_faces: frames per second per camera that go through face detection (a face costs more than a person; this bounds the load).',
     }),
+    face_match_threshold: Type.Number({
+      default: 0.4,
+      minimum: 0,
+      maximum: 1,
+      description: 'With track_faces and watchlists: calibrated similarity at which a face on a frame matches an enrolled identity (the /identify default).',
+    }),
     max_cameras: Type.Integer({ default: 16, minimum: 1, description: 'Most cameras the daemon accepts (each one is an ffmpeg process).' }),
     watchdog_seconds: Type.Number({
       default: 10,

@@ -1,8 +1,7 @@
 // Age and gender for detected faces with HSE FaceRes (converted from the TFJS model shipped in
 // @vladmandic/human; chosen by bench/eval-demographics.ts, figures in docs/accuracy.md).
-import ort from 'onnxruntime-node';
 import type { RgbImage } from '../../core/image-decode.js';
-import type { LoadedModel } from '../../runtime/model-registry.js';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import { cropRegion, faceRegion } from './face-crop.js';
 import type { Box, Point } from './face-geometry.js';
 
@@ -39,14 +38,13 @@ export function ageFromDistribution(p: Float32Array, offset: number): number {
 }
 
 /** Crops every face and runs them as one batch; results in the order of `faces`. */
-export async function estimateDemographics(model: LoadedModel, img: RgbImage, faces: FaceGeometry[]): Promise<Demographics[]> {
+export async function estimateDemographics(model: WorkerModel, img: RgbImage, faces: FaceGeometry[]): Promise<Demographics[]> {
   if (faces.length === 0) return [];
   const pixels = SIZE * SIZE * 3;
   const batch = new Float32Array(faces.length * pixels);
   // NHWC RGB 0..255, as the model's TFJS original is fed (a 224x224 warp is a few ms of JS per face).
   faces.forEach((f, k) => batch.set(cropRegion(img, faceRegion(f.box, f.kps, CROP_SCALE, CROP_LEVEL), SIZE), k * pixels));
-  const input = model.entry.inputs[0]!.name;
-  const out = await model.session.run({ [input]: new ort.Tensor('float32', batch, [faces.length, SIZE, SIZE, 3]) });
+  const out = await model.run([floatFeed(model.inputNames[0]!, batch, [faces.length, SIZE, SIZE, 3])]);
   const gender = out['gender_pred/Sigmoid']?.data as Float32Array | undefined;
   const age = out['age_pred/Softmax']?.data as Float32Array | undefined;
   if (!gender || !age) throw new Error(`${DEMOGRAPHICS_MODEL}: outputs gender_pred/Sigmoid and age_pred/Softmax expected, got ${Object.keys(out).join(', ')}`);

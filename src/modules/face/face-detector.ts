@@ -1,6 +1,5 @@
-import ort from 'onnxruntime-node';
 import type { RgbImage } from '../../core/image-decode.js';
-import type { LoadedModel } from '../../runtime/model-registry.js';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import { canvasTensor, detectorCanvas, type TensorLayout } from './detector-input.js';
 import { nms, type RawFace } from './face-geometry.js';
 import { decodeScrfd, SCRFD_LAYOUT } from './scrfd-decoder.js';
@@ -35,7 +34,7 @@ export class FaceDetector {
   private readonly layout: TensorLayout;
 
   constructor(
-    private readonly model: LoadedModel,
+    private readonly model: WorkerModel,
     readonly kind: DetectorKind,
   ) {
     this.layout = kind === 'scrfd' ? SCRFD_LAYOUT : YUNET_LAYOUT;
@@ -57,14 +56,13 @@ export class FaceDetector {
     const t0 = performance.now();
     const canvas = await detectorCanvas(img, { detSize, upscaleSmall: opts.upscaleSmall });
     const data = canvasTensor(canvas, this.layout);
-    const input = new ort.Tensor('float32', data, [1, 3, canvas.inputHeight, canvas.inputWidth]);
-    const session = this.model.session;
+    const model = this.model;
     const t1 = performance.now();
-    const outputs = await session.run({ [session.inputNames[0]!]: input });
+    const outputs = await model.run([floatFeed(model.inputNames[0]!, data, [1, 3, canvas.inputHeight, canvas.inputWidth])]);
     const t2 = performance.now();
     const raw =
       this.kind === 'scrfd'
-        ? decodeScrfd(outputs, session.outputNames, canvas.inputWidth, canvas.inputHeight, canvas.scale, opts.thresh)
+        ? decodeScrfd(outputs, model.outputNames, canvas.inputWidth, canvas.inputHeight, canvas.scale, opts.thresh)
         : decodeYunet(outputs, canvas.inputWidth, canvas.inputHeight, canvas.scale, opts.thresh);
     if (timings) {
       timings.prep_ms += t1 - t0;

@@ -87,10 +87,11 @@ export interface QualityInput {
 const round = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
 /**
- * The spec's quality object. Each factor becomes a 0..1 sub-score; overall_score is their
- * weighted geometric mean x 100, so one factor at zero pulls a face below any sensible
- * gate while small shortfalls only lower it. is_acceptable = overall_score >= quality_gate;
- * when not acceptable, `reasons` lists every factor outside its limit and the score itself.
+ * The spec's quality object. Each factor becomes a 0..1 sub-score and overall_score is
+ * their product x 100: one factor exactly at its limit scores 33, so the default gate of 30
+ * passes a face no worse than that and fails one clearly past any limit or with several
+ * borderline factors. is_acceptable = overall_score >= quality_gate; when not acceptable,
+ * `reasons` lists every factor outside its limit and the score itself.
  */
 export function assessQuality(input: QualityInput): Quality {
   const L = QUALITY_LIMITS;
@@ -98,16 +99,17 @@ export function assessQuality(input: QualityInput): Quality {
   const pose = headPose(input.kps);
   const poseExcess = Math.max(Math.abs(pose.yaw) / L.maxYaw, Math.abs(pose.pitch) / L.maxPitch, Math.abs(pose.roll) / L.maxRoll);
   const head_pose_ok = poseExcess <= 1;
-  const scores: [number, number][] = [
-    [ramp(input.faceSize, L.minFaceSize / 2, L.minFaceSize * 2), 0.25],
-    [ramp(sharpness, 0, L.minSharpness * 2), 0.25],
-    [Math.min(ramp(brightness, L.minBrightness / 2, L.minBrightness * 1.5), ramp(1 - brightness, (1 - L.maxBrightness) / 2, (1 - L.maxBrightness) * 1.5)), 0.15],
-    [ramp(contrast, L.minContrast / 2, L.minContrast * 2), 0.1],
-    [ramp(2 - poseExcess, 0, 1.5), 0.25],
+  // Each factor as m = measured / limit in its good direction (1 at the limit); its
+  // sub-score ramps from 0 at half the limit through 1/3 at the limit to 1 at twice it.
+  const sub = (m: number) => ramp(m, 0.5, 2);
+  const scores = [
+    sub(input.faceSize / L.minFaceSize),
+    sub(sharpness / L.minSharpness),
+    Math.min(sub(brightness / L.minBrightness), sub((1 - brightness) / (1 - L.maxBrightness))),
+    sub(contrast / L.minContrast),
+    sub(1 / Math.max(1e-6, poseExcess)),
   ];
-  let logSum = 0;
-  for (const [s, w] of scores) logSum += w * Math.log(Math.max(1e-3, s));
-  const overall = 100 * Math.exp(logSum);
+  const overall = 100 * scores.reduce((a, b) => a * b, 1);
   const is_acceptable = overall >= input.gate;
   const reasons: QualityReason[] = [];
   if (!is_acceptable) {

@@ -1,6 +1,9 @@
 import type { VigilConfig } from '../../config/schema.js';
-import { UnprocessableError } from '../../core/errors.js';
+import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.js';
 import type { RgbImage } from '../../core/image-decode.js';
+import { join } from 'node:path';
+import type { InferenceWorker, WorkerModel } from '../../runtime/inference-worker.js';
+import type { HwProfile } from '../../runtime/hw-profile.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
 import { DEMOGRAPHICS_MODEL, estimateDemographics, type Demographics } from './demographics.js';
 import { alignFace } from './face-align.js';
@@ -81,19 +84,22 @@ const r4 = (v: number) => Math.round(v * 10000) / 10000;
 
 /**
  * Face analysis over the face models loaded by the plugin: detection (largest face first),
- * 5-point alignment, embedding, quality, passive liveness and demographics. Sessions are looked up per
- * call so a model that failed to load answers 503 MODEL_UNAVAILABLE with its reason.
- * Every step is async (libvips resize, onnxruntime run) or a short JS loop over a 112x112
- * or 80x80 crop, so the event loop is never held for long.
+ * 5-point alignment, embedding, quality, passive liveness and demographics. The sessions run
+ * in the inference worker thread; they are looked up per call so a model that failed to load
+ * answers 503 MODEL_UNAVAILABLE with its reason. Everything else is async (libvips resize)
+ * or a short JS loop over a crop, so the event loop is never held for long.
  */
 export class FaceService {
   readonly recognizerName: string;
   readonly detectorName: string;
   readonly calibration: ScoreCalibration;
   private readonly face: VigilConfig['face'];
+  private readonly opened = new Map<string, WorkerModel>();
 
   constructor(
     private readonly models: ModelRegistry,
+    private readonly worker: InferenceWorker,
+    private readonly profile: HwProfile,
     config: VigilConfig,
   ) {
     this.face = config.face;
@@ -102,16 +108,49 @@ export class FaceService {
     this.calibration = calibrationFor(this.recognizerName);
   }
 
+  /** The models the configuration asks for: the detector, the recognizer and, when enabled, the liveness pair. */
+  requiredModels(): string[] {
+    return [this.detectorName, this.recognizerName, ...(this.face.enable_liveness ? LIVENESS_MODELS : [])];
+  }
+
+  /** Models whose absence only leaves their field null (demographics). */
+  optionalModels(): string[] {
+    return this.face.enable_demographics ? [DEMOGRAPHICS_MODEL] : [];
+  }
+
+  /**
+   * Loads a model through the registry (sha256 check, warm-up, /admin/models status) and
+   * opens its inference session in the worker thread. Undefined when it cannot load (the
+   * registry keeps the reason).
+   */
+  async openModel(name: string): Promise<WorkerModel | undefined> {
+    const have = this.opened.get(name);
+    if (have) return have;
+    const loaded = await this.models.load(name);
+    if (!loaded) return undefined;
+    const m = await this.worker.open(name, join(this.face.models_dir, loaded.entry.file), this.profile, this.face.ctx_id);
+    this.opened.set(name, m);
+    return m;
+  }
+
+  /** An opened model, or 503 MODEL_UNAVAILABLE with the registry's reason. */
+  model(name: string): WorkerModel {
+    const m = this.opened.get(name);
+    if (m) return m;
+    this.models.get(name); // throws 503 with the load failure's reason
+    throw new ServiceUnavailableError('MODEL_UNAVAILABLE', `model ${name} is loaded but not open for inference yet`, { model: name });
+  }
+
   private detector(): FaceDetector {
-    return new FaceDetector(this.models.get(this.detectorName), DETECTOR_KINDS[this.face.detector]);
+    return new FaceDetector(this.model(this.detectorName), DETECTOR_KINDS[this.face.detector]);
   }
 
   private recognizer(): FaceRecognizer {
-    return new FaceRecognizer(this.models.get(this.recognizerName), this.recognizerName);
+    return new FaceRecognizer(this.model(this.recognizerName), this.recognizerName);
   }
 
   private passiveLiveness(): PassiveLiveness {
-    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.models.get(name), scale: LIVENESS_SCALES[name]! })));
+    return new PassiveLiveness(LIVENESS_MODELS.map((name) => ({ model: this.model(name), scale: LIVENESS_SCALES[name]! })));
   }
 
   /** Raw detections, largest first, capped at maxFaces. */
@@ -159,7 +198,7 @@ export class FaceService {
     const wantQuality = opts.quality ?? this.face.enable_quality;
     const wantLiveness = this.face.enable_liveness && (opts.liveness ?? true);
     // Optional model: absent means null, not a failed request.
-    const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.models.tryGet(DEMOGRAPHICS_MODEL) : undefined;
+    const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.opened.get(DEMOGRAPHICS_MODEL) : undefined;
     const size = faceSize(f.box);
     let t0 = performance.now();
     const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;

@@ -1,6 +1,5 @@
-import ort from 'onnxruntime-node';
 import type { RgbImage } from '../../core/image-decode.js';
-import type { LoadedModel } from '../../runtime/model-registry.js';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import { cropResize } from './face-align.js';
 import type { Box } from './face-geometry.js';
 import { imageTensorData } from './face-recognizer.js';
@@ -37,7 +36,7 @@ function softmax(logits: Float32Array): number[] {
 }
 
 export interface LivenessModel {
-  model: LoadedModel;
+  model: WorkerModel;
   /** Crop scale the model was trained with (2.7 for V2, 4.0 for V1SE). */
   scale: number;
 }
@@ -55,10 +54,8 @@ export class PassiveLiveness {
     for (const { model, scale } of this.models) {
       const [x1, y1, x2, y2] = livenessCropBox(img.width, img.height, box, scale);
       const crop = cropResize(img, x1, y1, x2, y2, INPUT, INPUT);
-      const session = model.session;
-      const input = new ort.Tensor('float32', imageTensorData(crop, LAYOUT), [1, 3, INPUT, INPUT]);
-      const out = await session.run({ [session.inputNames[0]!]: input });
-      softmax(out[session.outputNames[0]!]!.data as Float32Array).forEach((p, i) => (sum[i] = (sum[i] ?? 0) + p));
+      const out = await model.run([floatFeed(model.inputNames[0]!, imageTensorData(crop, LAYOUT), [1, 3, INPUT, INPUT])]);
+      softmax(out[model.outputNames[0]!]!.data as Float32Array).forEach((p, i) => (sum[i] = (sum[i] ?? 0) + p));
     }
     const avg = sum.map((v) => v / this.models.length);
     const best = avg.indexOf(Math.max(...avg));

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { modelComponent } from '../../core/status-board.js';
+import { InferenceWorker } from '../../runtime/inference-worker.js';
 import { DEMOGRAPHICS_MODEL } from './demographics.js';
 import { FaceService } from './face-service.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
@@ -8,17 +9,29 @@ import { faceRoutes } from './routes.js';
 /** Face module: loads the configured detector, recognizer, passive-liveness and demographics models at start, serves /detect and /verify. */
 export default fp(
   async (app) => {
-    const { config, models, status, lifecycle } = app.vigil;
+    const { config, models, status, lifecycle, log, profile } = app.vigil;
     const detector = DETECTOR_MODELS[config.face.detector];
     const recognizer = RECOGNIZER_MODELS[config.face.recognizer];
     const liveness = config.face.enable_liveness ? LIVENESS_MODELS : [];
-    const demographics = config.face.enable_demographics ? [DEMOGRAPHICS_MODEL] : [];
+    const worker = new InferenceWorker(log.child({ component: 'face-inference' }));
+    const service = new FaceService(models, worker, profile, config);
+    const openFailures = new Map<string, string>();
 
     lifecycle.add({
       name: 'face-models',
       start: async () => {
-        await Promise.all([detector, recognizer, ...liveness, ...demographics].map((m) => models.load(m)));
+        // Required and optional models alike: a failure is recorded (health, /admin/models) and
+        // the rest still start; an optional one that fails leaves its field null.
+        await Promise.all(
+          [...service.requiredModels(), ...service.optionalModels()].map((m) =>
+            service.openModel(m).catch((err: unknown) => {
+              openFailures.set(m, `inference worker could not open it: ${(err as Error).message}`);
+              log.error({ err, model: m }, 'face model failed to open in the inference worker');
+            }),
+          ),
+        );
       },
+      stop: () => worker.close(),
     });
     status.setComponent('face_detector', modelComponent(models, [detector]));
     status.setComponent('face_recognizer', modelComponent(models, [recognizer]));
@@ -35,16 +48,16 @@ export default fp(
     // Healthy when every required model is loaded; demographics is optional (null when absent,
     // /admin/models says why), so it is reported here but does not make the module unhealthy.
     status.setModule('face', () => {
-      const missing = [detector, recognizer, ...liveness].filter((m) => !models.status(m)?.loaded);
+      const missing = [detector, recognizer, ...liveness].filter((m) => !models.status(m)?.loaded || openFailures.has(m));
       if (missing.length > 0) {
-        const why = missing.map((m) => `${m}: ${models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
+        const why = missing.map((m) => `${m}: ${openFailures.get(m) ?? models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
         return { ok: false, detail: `models unavailable: ${why}` };
       }
       const attrs = !config.face.enable_demographics ? 'off' : models.status(DEMOGRAPHICS_MODEL)?.loaded ? 'on' : `unavailable (${models.status(DEMOGRAPHICS_MODEL)?.reason ?? 'not loaded yet'})`;
       return { ok: true, detail: `detector ${detector}, recognizer ${recognizer}, passive liveness ${liveness.length ? 'on' : 'off'}, demographics ${attrs}` };
     });
 
-    app.decorate('faceService', new FaceService(models, config));
+    app.decorate('faceService', service);
     await faceRoutes(app);
   },
   { name: 'vigil-face', dependencies: ['vigil-core'] },

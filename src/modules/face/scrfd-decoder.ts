@@ -1,4 +1,4 @@
-import type ort from 'onnxruntime-node';
+import type { TensorMap } from '../../runtime/inference-worker.js';
 import type { RawFace, Point } from './face-geometry.js';
 import type { TensorLayout } from './detector-input.js';
 
@@ -15,7 +15,7 @@ const ANCHORS_PER_CELL = 2;
  * Returns faces in original-image coordinates (divided by `scale`), before NMS.
  */
 export function decodeScrfd(
-  outputs: ort.InferenceSession.OnnxValueMapType,
+  outputs: TensorMap,
   outputNames: readonly string[],
   inputWidth: number,
   inputHeight: number,

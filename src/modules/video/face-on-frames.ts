@@ -4,6 +4,7 @@ import type { MatchEventData } from '../../core/event-types.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { faceDetectedData } from '../face/face-events.js';
 import type { TrackedPerson } from '../person/bytetrack.js';
+import type { IdentityService } from '../identity/identity-service.js';
 import type { FrameConsumer } from './camera-pipeline.js';
 import type { Frame } from './frame-ring.js';
 
@@ -19,6 +20,33 @@ export interface WatchlistHit extends MatchEventData {
  */
 export type IdentifyFn = (() => ((embedding: Float32Array) => Promise<WatchlistHit[]>) | null) | undefined;
 
+/**
+ * The identity module's watchlists as an IdentifyFn: the best identity of each non-empty
+ * watchlist at or above `threshold` (one face is one person), with the watchlist's alert
+ * threshold deciding watchlist_alert. Null (no embedding computed) while no watchlist has
+ * anyone enrolled or the watchlist database is not open.
+ */
+export function watchlistSearch(identity: IdentityService, threshold: number): IdentifyFn {
+  return () => {
+    if (!identity.loaded) return null;
+    const lists = identity
+      .list()
+      .filter((w) => w.size > 0)
+      .map((w) => w.name);
+    if (lists.length === 0) return null;
+    return async (embedding) =>
+      lists.flatMap((watchlist) =>
+        identity.match(embedding, watchlist, 1, threshold).map((m) => ({
+          identity_id: m.identity_id,
+          label: m.label,
+          similarity: m.similarity,
+          watchlist,
+          alert: m.similarity >= identity.alertThreshold(watchlist),
+        })),
+      );
+  };
+}
+
 interface CameraFaces {
   lastAt: number;
   busy: boolean;
@@ -28,17 +56,23 @@ interface CameraFaces {
   matched: Set<string>;
   /** Identity -> time of the last face_matched for a face on no person track (tracking off). */
   untracked: Map<string, number>;
+  /** Faces on no person track seen lately (a close-up has no person box): announced once while they stay. */
+  loose: { box: [number, number, number, number]; seen: number }[];
 }
 
 /** A face on no person track is matched again only after this long (tracking off or no box around it). */
 const UNTRACKED_REPEAT_MS = 60_000;
+/** A face on no track that overlaps one seen within this time is the same face, not a new one. */
+const LOOSE_FACE_MS = 2_000;
+const LOOSE_FACE_IOU = 0.3;
 
 /**
  * Faces on camera frames (video.track_faces): at most face_fps frames per second
  * per camera go through the face service; each face is tied to the person track
  * whose box holds its centre. face_detected is emitted the first time a track shows
- * a face (faces on no track: each analysed frame); with watchlists, face_matched and
- * watchlist_alert once per track and identity, never per frame.
+ * a face (a face on no track, such as a close-up: when it appears, followed by box
+ * overlap while it stays); with watchlists, face_matched and watchlist_alert once per
+ * track and identity, never per frame.
  */
 export class FaceOnFrames implements FrameConsumer {
   readonly name = 'faces';
@@ -51,7 +85,7 @@ export class FaceOnFrames implements FrameConsumer {
   onFrame(cameraId: string, frame: Frame, tracks: readonly TrackedPerson[] | null, removed: readonly number[]): void {
     let st = this.cameras.get(cameraId);
     if (!st) {
-      st = { lastAt: 0, busy: false, announced: new Set(), matched: new Set(), untracked: new Map() };
+      st = { lastAt: 0, busy: false, announced: new Set(), matched: new Set(), untracked: new Map(), loose: [] };
       this.cameras.set(cameraId, st);
     }
     for (const id of removed) {
@@ -74,12 +108,18 @@ export class FaceOnFrames implements FrameConsumer {
     this.cameras.delete(cameraId);
   }
 
+  private isNewLooseFace(st: CameraFaces, box: [number, number, number, number], now: number): boolean {
+    return isNewLooseFaceImpl(st, box, now);
+  }
+
   private async process(cameraId: string, st: CameraFaces, frame: Frame, tracks: readonly TrackedPerson[] | null): Promise<void> {
     const identify = this.d.identify?.() ?? null;
-    const faces = await this.d.faces.analyze(frame, { embed: identify !== null, quality: false, liveness: false });
+    const faces = await this.d.faces.analyze(frame, { embed: identify !== null, quality: false, liveness: false, demographics: false });
     if (faces.length === 0) return;
     const tied = tieFacesToTracks(faces, tracks ?? []);
-    const fresh = tied.filter((t) => t.trackId === null || !st.announced.has(t.trackId));
+    const now = Date.now();
+    st.loose = st.loose.filter((f) => now - f.seen <= LOOSE_FACE_MS);
+    const fresh = tied.filter((t) => (t.trackId === null ? this.isNewLooseFace(st, t.face.result.detection.bbox, now) : !st.announced.has(t.trackId)));
     if (fresh.length > 0) {
       for (const t of fresh) if (t.trackId !== null) st.announced.add(t.trackId);
       const data = faceDetectedData('camera', fresh.map((t) => t.face.result));
@@ -91,7 +131,6 @@ export class FaceOnFrames implements FrameConsumer {
       );
     }
     if (!identify) return;
-    const now = Date.now();
     for (const { face, trackId } of tied) {
       if (!face.embedding) continue;
       for (const hit of await identify(face.embedding)) {
@@ -110,6 +149,26 @@ export class FaceOnFrames implements FrameConsumer {
       }
     }
   }
+}
+
+/** Records a face on no track; true when no face seen lately overlaps it (the same face moving a little). */
+function isNewLooseFaceImpl(st: CameraFaces, box: [number, number, number, number], now: number): boolean {
+  const same = st.loose.find((f) => boxIou(f.box, box) >= LOOSE_FACE_IOU);
+  if (same) {
+    same.box = box;
+    same.seen = now;
+    return false;
+  }
+  st.loose.push({ box, seen: now });
+  return true;
+}
+
+function boxIou(a: readonly number[], b: readonly number[]): number {
+  const iw = Math.min(a[2]!, b[2]!) - Math.max(a[0]!, b[0]!);
+  const ih = Math.min(a[3]!, b[3]!) - Math.max(a[1]!, b[1]!);
+  if (iw <= 0 || ih <= 0) return 0;
+  const inter = iw * ih;
+  return inter / ((a[2]! - a[0]!) * (a[3]! - a[1]!) + (b[2]! - b[0]!) * (b[3]! - b[1]!) - inter);
 }
 
 /** The person track whose box holds the face's centre (the smallest such box: the nearest person). */

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
 import type { FrameConsumer } from './camera-pipeline.js';
-import { FaceOnFrames } from './face-on-frames.js';
+import { FaceOnFrames, watchlistSearch } from './face-on-frames.js';
 import { VideoMqttState } from './counts-mqtt.js';
 import { ffmpegPath, probeFfmpeg } from './ffmpeg-binary.js';
 import { videoRoutes } from './routes.js';
@@ -42,9 +42,10 @@ export default fp(
     const store = new VideoStore(videoStoreDir(config.server.data_dir));
     const consumers: FrameConsumer[] = [];
     if (config.video.track_faces && app.hasDecorator('faceService')) {
-      // identify: 1:N against the watchlists, once the identity module offers it (until then
-      // no watchlist exists, no embedding is computed and no face_matched can be emitted).
-      consumers.push(new FaceOnFrames({ faces: app.faceService, bus, log: log.child({ module: 'video', part: 'faces' }), faceFps: config.video.face_fps }));
+      const identify = app.hasDecorator('identity') && config.identity.enabled ? watchlistSearch(app.identity, config.video.face_match_threshold) : undefined;
+      consumers.push(
+        new FaceOnFrames({ faces: app.faceService, bus, log: log.child({ module: 'video', part: 'faces' }), faceFps: config.video.face_fps, identify }),
+      );
     }
     // Counts and camera status as retained MQTT state, over the events module's connection.
     const mqttState = new VideoMqttState(app.hasDecorator('mqtt') ? app.mqtt : undefined);

@@ -1,0 +1,42 @@
+/**
+ * Worker-thread side of InferenceWorker: owns onnxruntime sessions and runs them here, so
+ * inference (synchronous inside onnxruntime-node's run()) never holds the main event loop.
+ */
+import { parentPort } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+import type { HwProfile } from './hw-profile.js';
+import { createSession } from './onnx-session.js';
+import type { WireTensor, WorkerReply, WorkerRequest } from './inference-worker.js';
+
+const sessions = new Map<string, ort.InferenceSession>();
+
+function toWire(name: string, t: ort.Tensor): WireTensor {
+  return { name, type: t.type as WireTensor['type'], data: t.data as WireTensor['data'], dims: [...t.dims] };
+}
+
+async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfer: ArrayBuffer[] }> {
+  if (msg.op === 'open') {
+    const { session, provider } = await createSession(msg.file, { profile: msg.profile as HwProfile, deviceId: msg.deviceId });
+    sessions.set(msg.key, session);
+    return { reply: { id: msg.id, ok: true, inputNames: [...session.inputNames], outputNames: [...session.outputNames], provider }, transfer: [] };
+  }
+  if (msg.op === 'close') {
+    for (const s of sessions.values()) await s.release();
+    sessions.clear();
+    return { reply: { id: msg.id, ok: true }, transfer: [] };
+  }
+  const session = sessions.get(msg.key);
+  if (!session) throw new Error(`session ${msg.key} is not open in the inference worker`);
+  const feeds: Record<string, ort.Tensor> = {};
+  for (const f of msg.feeds) feeds[f.name] = new ort.Tensor(f.type, f.data, f.dims);
+  const out = await session.run(feeds);
+  const outputs = Object.entries(out).map(([name, t]) => toWire(name, t));
+  return { reply: { id: msg.id, ok: true, outputs }, transfer: outputs.map((o) => o.data.buffer as ArrayBuffer) };
+}
+
+parentPort!.on('message', (msg: WorkerRequest) => {
+  handle(msg).then(
+    ({ reply, transfer }) => parentPort!.postMessage(reply, transfer),
+    (err: unknown) => parentPort!.postMessage({ id: msg.id, ok: false, error: (err as Error).message ?? String(err) } satisfies WorkerReply),
+  );
+});

@@ -1,0 +1,169 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { ServiceUnavailableError } from '../core/errors.js';
+import type { HwProfile } from './hw-profile.js';
+
+/**
+ * onnxruntime-node's InferenceSession.run() returns a promise but runs the model
+ * synchronously on the calling thread (inside a setImmediate), so N queued runs hold the
+ * event loop for N inferences back to back (measured: 617 ms with 16 concurrent /detect
+ * requests). InferenceWorker moves sessions onto one worker thread: the main thread only
+ * posts tensors (their buffers transferred, not copied) and awaits the answer.
+ *
+ * One worker serialises runs; onnxruntime's intra-op thread pool already spreads each run
+ * over the cores, so on small boxes more workers would only contend. A worker that dies
+ * fails its pending runs with 503 and is respawned, sessions reopened, on the next run.
+ */
+
+export type WireType = 'float32' | 'float16' | 'int64' | 'int32' | 'uint8';
+export interface WireTensor {
+  name: string;
+  type: WireType;
+  data: Float32Array | Uint16Array | BigInt64Array | Int32Array | Uint8Array;
+  dims: number[];
+}
+
+export type WorkerRequest =
+  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number }
+  | { op: 'run'; id: number; key: string; feeds: WireTensor[] }
+  | { op: 'close'; id: number };
+
+export type WorkerReply =
+  | { id: number; ok: true; inputNames?: string[]; outputNames?: string[]; provider?: string; outputs?: WireTensor[] }
+  | { id: number; ok: false; error: string };
+
+/** Outputs by name, each with its flat data and dims (what decoders read). */
+export type TensorMap = Record<string, { data: WireTensor['data']; dims: readonly number[] }>;
+
+interface OpenSpec {
+  file: string;
+  profile: HwProfile;
+  deviceId: number;
+}
+
+/** A session living in the worker: same names as an InferenceSession, run() off the main thread. */
+export interface WorkerModel {
+  readonly key: string;
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly provider: string;
+  run(feeds: WireTensor[]): Promise<TensorMap>;
+}
+
+/**
+ * The built daemon runs inference-worker-thread.js directly. Tests and benches run the .ts
+ * sources under tsx, whose ESM loader Node 20 does not carry into worker threads; there the
+ * worker registers tsx's require hook and loads the entry through it.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./inference-worker-thread.js', import.meta.url));
+  const entry = fileURLToPath(new URL('./inference-worker-thread.ts', import.meta.url));
+  const tsxCjs = createRequire(import.meta.url).resolve('tsx/cjs');
+  return new Worker(`require(${JSON.stringify(tsxCjs)}); require(${JSON.stringify(entry)});`, { eval: true });
+}
+
+export class InferenceWorker {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (r: WorkerReply & { ok: true }) => void; reject: (e: Error) => void }>();
+  private readonly specs = new Map<string, OpenSpec>();
+  /** Keys opened in the current worker generation. */
+  private opened = new Map<string, Promise<void>>();
+  private closing = false;
+
+  constructor(private readonly log: Logger) {}
+
+  private spawn(): Worker {
+    const w = startWorker();
+    w.unref();
+    w.on('message', (reply: WorkerReply) => {
+      const p = this.pending.get(reply.id);
+      if (!p) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) p.resolve(reply);
+      else p.reject(new Error(reply.error));
+    });
+    w.on('error', (err) => this.log.error({ err }, 'inference worker error'));
+    w.on('exit', (code) => {
+      if (this.worker !== w) return;
+      this.worker = null;
+      this.opened = new Map();
+      if (!this.closing) this.log.error({ code }, 'inference worker exited; it is respawned on the next run');
+      for (const [id, p] of this.pending) {
+        this.pending.delete(id);
+        p.reject(new ServiceUnavailableError('INFERENCE_UNAVAILABLE', `inference worker exited (code ${code}); retry the request`));
+      }
+    });
+    this.worker = w;
+    return w;
+  }
+
+  private request(msg: WorkerRequest, transfer: ArrayBuffer[] = []): Promise<WorkerReply & { ok: true }> {
+    const w = this.worker ?? this.spawn();
+    return new Promise((resolve, reject) => {
+      this.pending.set(msg.id, { resolve, reject });
+      w.postMessage(msg, transfer);
+    });
+  }
+
+  private ensureOpen(key: string): Promise<void> {
+    let p = this.opened.get(key);
+    if (!p) {
+      const spec = this.specs.get(key);
+      if (!spec) return Promise.reject(new Error(`model ${key} was never opened in the inference worker`));
+      p = this.request({ op: 'open', id: this.nextId++, key, ...spec }).then(() => undefined);
+      p.catch(() => this.opened.delete(key));
+      this.opened.set(key, p);
+    }
+    return p;
+  }
+
+  /** Creates the session in the worker (the file was already checked and warmed by the ModelRegistry). */
+  async open(key: string, file: string, profile: HwProfile, deviceId: number): Promise<WorkerModel> {
+    this.closing = false;
+    this.specs.set(key, { file, profile, deviceId });
+    this.opened.delete(key);
+    const reply = this.request({ op: 'open', id: this.nextId++, key, file, profile, deviceId });
+    const done = reply.then(() => undefined);
+    done.catch(() => this.opened.delete(key));
+    this.opened.set(key, done);
+    const { inputNames = [], outputNames = [], provider = 'cpu' } = await reply;
+    return {
+      key,
+      inputNames,
+      outputNames,
+      provider,
+      run: async (feeds) => {
+        await this.ensureOpen(key);
+        const reply = await this.request(
+          { op: 'run', id: this.nextId++, key, feeds },
+          feeds.map((f) => f.data.buffer as ArrayBuffer),
+        );
+        const out: TensorMap = {};
+        for (const o of reply.outputs ?? []) out[o.name] = { data: o.data, dims: o.dims };
+        return out;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    if (!w) return;
+    this.closing = true;
+    try {
+      await this.request({ op: 'close', id: this.nextId++ });
+    } catch {
+      // exiting anyway
+    }
+    this.worker = null;
+    this.opened = new Map();
+    await w.terminate();
+  }
+}
+
+/** A float32 feed for WorkerModel.run (its buffer is transferred: do not reuse `data`). */
+export function floatFeed(name: string, data: Float32Array, dims: number[]): WireTensor {
+  return { name, type: 'float32', data, dims };
+}
