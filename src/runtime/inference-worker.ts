@@ -12,9 +12,10 @@ import type { HwProfile } from './hw-profile.js';
  * requests). InferenceWorker moves sessions onto one worker thread: the main thread only
  * posts tensors (their buffers transferred, not copied) and awaits the answer.
  *
- * One worker serialises runs; onnxruntime's intra-op thread pool already spreads each run
- * over the cores, so on small boxes more workers would only contend. A worker that dies
- * fails its pending runs with 503 and is respawned, sessions reopened, on the next run.
+ * One worker, owned by the ModelRegistry, serialises the runs of every model of every
+ * module; onnxruntime's intra-op thread pool already spreads each run over the cores, so on
+ * small boxes more workers would only contend. A worker that dies fails its pending runs
+ * with 503 and is respawned, sessions reopened, on the next run.
  */
 
 export type WireType = 'float32' | 'float16' | 'int64' | 'int32' | 'uint8';
@@ -31,11 +32,13 @@ export type WorkerRequest =
   | { op: 'close'; id: number };
 
 export type WorkerReply =
-  | { id: number; ok: true; inputNames?: string[]; outputNames?: string[]; provider?: string; outputs?: WireTensor[] }
+  | { id: number; ok: true; inputNames?: string[]; outputNames?: string[]; provider?: string; fallback_reason?: string; outputs?: WireTensor[] }
   | { id: number; ok: false; error: string };
 
-/** Outputs by name, each with its flat data and dims (what decoders read). */
-export type TensorMap = Record<string, { data: WireTensor['data']; dims: readonly number[] }>;
+/** Outputs by name with their flat data and dims: what decoders read. */
+export type TensorData = Record<string, { data: WireTensor['data']; dims: readonly number[] }>;
+/** What a run returns: TensorData plus each output's element type. */
+export type TensorMap = Record<string, { type: WireType; data: WireTensor['data']; dims: readonly number[] }>;
 
 interface OpenSpec {
   file: string;
@@ -49,6 +52,8 @@ export interface WorkerModel {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   readonly provider: string;
+  /** Why the profile's preferred provider was not used, when it was not. */
+  readonly fallback_reason?: string;
   run(feeds: WireTensor[]): Promise<TensorMap>;
 }
 
@@ -129,12 +134,13 @@ export class InferenceWorker {
     const done = reply.then(() => undefined);
     done.catch(() => this.opened.delete(key));
     this.opened.set(key, done);
-    const { inputNames = [], outputNames = [], provider = 'cpu' } = await reply;
+    const { inputNames = [], outputNames = [], provider = 'cpu', fallback_reason } = await reply;
     return {
       key,
       inputNames,
       outputNames,
       provider,
+      ...(fallback_reason ? { fallback_reason } : {}),
       run: async (feeds) => {
         await this.ensureOpen(key);
         const reply = await this.request(
@@ -142,7 +148,7 @@ export class InferenceWorker {
           feeds.map((f) => f.data.buffer as ArrayBuffer),
         );
         const out: TensorMap = {};
-        for (const o of reply.outputs ?? []) out[o.name] = { data: o.data, dims: o.dims };
+        for (const o of reply.outputs ?? []) out[o.name] = { type: o.type, data: o.data, dims: o.dims };
         return out;
       },
     };

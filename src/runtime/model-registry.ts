@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type ort from 'onnxruntime-node';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
 import { modelManifest, type ManifestEntry } from './model-manifest.js';
-import { createSession, zeroTensor } from './onnx-session.js';
+import { InferenceWorker, type WireTensor, type WorkerModel } from './inference-worker.js';
+import { tensorSession, type TensorSession } from './tensor-session.js';
 
 export interface ModelStatus {
   name: string;
@@ -21,18 +21,19 @@ export interface ModelStatus {
   warmup_ms?: number;
 }
 
-export interface LoadOptions {
-  /** An operator-supplied file instead of the manifest's (its sha256 cannot be checked). */
-  file?: string;
-  /** Session tuning for this model (see SessionOptions in onnx-session.ts). */
-  intraOpThreads?: number;
-  spinning?: boolean;
-}
-
 export interface LoadedModel {
   entry: ManifestEntry;
-  session: ort.InferenceSession;
+  /** ort.Tensor in, ort.Tensor out, computed in the inference worker. */
+  session: TensorSession;
+  /** The same session with flat typed-array feeds (no ort.Tensor wrapping). */
+  runner: WorkerModel;
   provider: string;
+}
+
+/** Zero-filled warm-up feed of a shape, in float32 or IEEE half bits (Node 20 has no Float16Array). */
+function zeroFeed(name: string, type: 'float32' | 'float16', dims: number[]): WireTensor {
+  const size = dims.reduce((a, b) => a * b, 1);
+  return { name, type, data: type === 'float16' ? new Uint16Array(size) : new Float32Array(size), dims };
 }
 
 async function fileSha256(file: string): Promise<string> {
@@ -42,11 +43,14 @@ async function fileSha256(file: string): Promise<string> {
 }
 
 /**
- * Creates each model's InferenceSession once, checks the file's sha256 first and
- * warms the session up with a zero input; a missing, corrupt or unloadable file
- * leaves that model loaded:false with the reason and touches nothing else.
+ * Creates each model's session once, checks the file's sha256 first and warms the session
+ * up with a zero input; a missing, corrupt or unloadable file leaves that model
+ * loaded:false with the reason and touches nothing else. Every session lives in one
+ * inference worker thread: onnxruntime-node computes run() synchronously on the calling
+ * thread, so sessions on the main thread would hold the event loop for every inference.
  */
 export class ModelRegistry {
+  private readonly worker: InferenceWorker;
   private readonly loading = new Map<string, Promise<LoadedModel | undefined>>();
   private readonly loaded = new Map<string, LoadedModel>();
   private readonly statuses = new Map<string, ModelStatus>();
@@ -56,20 +60,22 @@ export class ModelRegistry {
     private readonly profile: HwProfile,
     private readonly deviceId: number,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.worker = new InferenceWorker(log.child({ component: 'inference-worker' }));
+  }
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */
-  load(name: string, options: LoadOptions = {}): Promise<LoadedModel | undefined> {
+  load(name: string, options: { file?: string } = {}): Promise<LoadedModel | undefined> {
     let p = this.loading.get(name);
     if (!p) {
-      p = this.doLoad(name, options.file, options);
+      p = this.doLoad(name, options.file);
       this.loading.set(name, p);
     }
     return p;
   }
 
   /** `customFile` is an operator-supplied model (person.model_path): its sha256 cannot be checked. */
-  private async doLoad(name: string, customFile: string | undefined, tuning: Pick<LoadOptions, 'intraOpThreads' | 'spinning'>): Promise<LoadedModel | undefined> {
+  private async doLoad(name: string, customFile?: string): Promise<LoadedModel | undefined> {
     const entry = modelManifest().get(name);
     if (!entry) throw new Error(`model ${name} is not in models/manifest.json`);
     const defaultFile = join(this.modelsDir, entry.file);
@@ -90,23 +96,15 @@ export class ModelRegistry {
     }
     const t0 = performance.now();
     try {
-      const { session, provider, fallback_reason } = await createSession(file, {
-        profile: this.profile,
-        deviceId: this.deviceId,
-        intraOpThreads: tuning.intraOpThreads,
-        spinning: tuning.spinning,
-      });
+      const runner = await this.worker.open(name, file, this.profile, this.deviceId);
+      const { provider, fallback_reason } = runner;
       status.load_ms = Math.round(performance.now() - t0);
       const t1 = performance.now();
-      const feeds: Record<string, ort.Tensor> = {};
-      entry.inputs.forEach((input, i) => {
-        feeds[input.name] = zeroTensor(input.type, entry.warmup_shapes[i] ?? input.shape.map((d) => d ?? 1));
-      });
-      await session.run(feeds);
+      await runner.run(entry.inputs.map((input, i) => zeroFeed(input.name, input.type, entry.warmup_shapes[i] ?? input.shape.map((d) => d ?? 1))));
       status.warmup_ms = Math.round(performance.now() - t1);
       Object.assign(status, { loaded: true, provider, ...(fallback_reason ? { fallback_reason } : {}) });
       if (fallback_reason) this.log.warn({ model: name, fallback_reason }, 'execution provider fell back to CPU');
-      const model: LoadedModel = { entry, session, provider };
+      const model: LoadedModel = { entry, session: tensorSession(runner), runner, provider };
       this.loaded.set(name, model);
       this.log.info({ model: name, provider, load_ms: status.load_ms, warmup_ms: status.warmup_ms }, 'model loaded');
       return model;
@@ -134,7 +132,7 @@ export class ModelRegistry {
   }
 
   async close(): Promise<void> {
-    for (const model of this.loaded.values()) await model.session.release();
+    await this.worker.close();
     this.loaded.clear();
     this.loading.clear();
   }

@@ -15,13 +15,6 @@ export interface SessionOptions {
   profile: HwProfile;
   /** GPU device id for GPU providers (face.ctx_id); -1 forces the CPU. */
   deviceId: number;
-  /** Per-model intra-op thread count, over the profile's intra_op_threads (the person detector runs one thread per in-flight frame). */
-  intraOpThreads?: number;
-  /**
-   * false: idle onnxruntime worker threads sleep instead of spinning. On a small box shared
-   * with ffmpeg, spinning roughly doubled the CPU per YOLOX frame (bench/video, docs/benchmarks.md).
-   */
-  spinning?: boolean;
 }
 
 function providerList(names: string[], deviceId: number): ort.InferenceSession.ExecutionProviderConfig[] {
@@ -38,9 +31,12 @@ export async function createSession(file: string, options: SessionOptions): Prom
     graphOptimizationLevel: 'all',
     // SCRFD's dynamic shapes make onnxruntime warn on every run; keep the journal for errors.
     logSeverityLevel: 3,
+    // Every session has its own intra-op pool whose threads spin after a run; with several
+    // models run back to back (a liveness frame runs six) the spinning pool steals the cores
+    // from the next model. Measured on the shared 2-core box, one liveness frame p50: 441-568
+    // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Active liveness").
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
     ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
-    ...(options.intraOpThreads ? { intraOpNumThreads: options.intraOpThreads } : {}),
-    ...(options.spinning === false ? { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
   if (preferred.length === 1 && preferred[0] === 'cpu') {
@@ -53,10 +49,4 @@ export async function createSession(file: string, options: SessionOptions): Prom
     const session = await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
     return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
   }
-}
-
-/** Zero-filled tensor of a shape, in float32 or IEEE half bits (Node 20 has no Float16Array). */
-export function zeroTensor(type: 'float32' | 'float16', shape: number[]): ort.Tensor {
-  const size = shape.reduce((a, b) => a * b, 1);
-  return type === 'float16' ? new ort.Tensor('float16', new Uint16Array(size), shape) : new ort.Tensor('float32', new Float32Array(size), shape);
 }

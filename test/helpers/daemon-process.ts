@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { packageRoot } from '../../src/core/package-root.js';
+import { spawnDaemon, type Daemon } from './daemon.js';
 
 /**
- * The real daemon as systemd runs it (`node --import tsx src/cli.ts`), for
- * kill -9 tests. `env` adds VIGIL_* settings; the data folder is the caller's.
+ * A restartable handle on the real daemon (spawnDaemon underneath) for kill -9 tests:
+ * same port and data folder across start/kill9/start.
  */
 export class DaemonProcess {
-  private child: ChildProcess | undefined;
-  output = '';
+  private daemon: Daemon | undefined;
+  private previousOutput = '';
 
   constructor(
     readonly port: number,
@@ -19,56 +18,34 @@ export class DaemonProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  get output(): string {
+    return this.previousOutput + (this.daemon?.output() ?? '');
+  }
+
   async start(timeoutMs = 30_000): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
-      cwd: packageRoot(),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        VIGIL_HOST: '127.0.0.1',
-        VIGIL_PORT: String(this.port),
-        VIGIL_DATA_DIR: this.dataDir,
-        VIGIL_LOG_LEVEL: 'warn',
-        VIGIL_SERVER_HW_PROFILE: 'x86-cpu',
-        ...this.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.child = child;
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}: ${this.output}`);
-      try {
-        const res = await fetch(`${this.base}/api/v1/admin/health`);
-        if (res.ok) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > end) throw new Error(`daemon not up after ${timeoutMs} ms: ${this.output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    this.daemon = await spawnDaemon(
+      { VIGIL_PORT: String(this.port), VIGIL_DATA_DIR: this.dataDir, VIGIL_LOG_LEVEL: 'warn', ...this.env },
+      { timeoutMs },
+    );
+  }
+
+  private async signal(sig: NodeJS.Signals): Promise<void> {
+    const d = this.daemon;
+    this.daemon = undefined;
+    if (!d) return;
+    this.previousOutput += d.output();
+    if (d.proc.exitCode === null && d.proc.signalCode === null) d.proc.kill(sig);
+    await d.exited;
   }
 
   /** kill -9: no shutdown code runs. */
-  async kill9(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+  kill9(): Promise<void> {
+    return this.signal('SIGKILL');
   }
 
   /** SIGTERM: the graceful path systemd takes on stop. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+  stop(): Promise<void> {
+    return this.signal('SIGTERM');
   }
 
   async request(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {

@@ -1,20 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A free loopback TCP port (bound, then released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './daemon.js';
+
+export { freePort };
 
 async function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -20,13 +20,8 @@ export const PersonSection = Type.Object(
       default: 2,
       minimum: 1,
       maximum: 16,
-      description: 'Detector runs in flight at once across all cameras, on the one shared session (about one per core).',
-    }),
-    detector_threads: Type.Integer({
-      default: 1,
-      minimum: 1,
-      maximum: 16,
-      description: 'onnxruntime threads per detector run. One thread per run and several runs in flight used the least CPU per frame (docs/benchmarks.md).',
+      description:
+        "Camera frames handed to the detector at once, across all cameras. The models' inference worker runs one at a time; a second one queued keeps it busy while the first one's result is tracked.",
     }),
   },
   { additionalProperties: false, default: {} },

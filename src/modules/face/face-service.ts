@@ -1,9 +1,7 @@
 import type { VigilConfig } from '../../config/schema.js';
-import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.js';
+import { UnprocessableError } from '../../core/errors.js';
 import type { RgbImage } from '../../core/image-decode.js';
-import { join } from 'node:path';
-import type { InferenceWorker, WorkerModel } from '../../runtime/inference-worker.js';
-import type { HwProfile } from '../../runtime/hw-profile.js';
+import type { WorkerModel } from '../../runtime/inference-worker.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
 import { DEMOGRAPHICS_MODEL, estimateDemographics, type Demographics } from './demographics.js';
 import { alignFace } from './face-align.js';
@@ -94,12 +92,8 @@ export class FaceService {
   readonly detectorName: string;
   readonly calibration: ScoreCalibration;
   private readonly face: VigilConfig['face'];
-  private readonly opened = new Map<string, WorkerModel>();
-
   constructor(
     private readonly models: ModelRegistry,
-    private readonly worker: InferenceWorker,
-    private readonly profile: HwProfile,
     config: VigilConfig,
   ) {
     this.face = config.face;
@@ -119,26 +113,16 @@ export class FaceService {
   }
 
   /**
-   * Loads a model through the registry (sha256 check, warm-up, /admin/models status) and
-   * opens its inference session in the worker thread. Undefined when it cannot load (the
-   * registry keeps the reason).
+   * Loads a model through the registry (sha256 check, session in the inference worker,
+   * warm-up, /admin/models status). Undefined when it cannot load (the registry keeps the reason).
    */
   async openModel(name: string): Promise<WorkerModel | undefined> {
-    const have = this.opened.get(name);
-    if (have) return have;
-    const loaded = await this.models.load(name);
-    if (!loaded) return undefined;
-    const m = await this.worker.open(name, join(this.face.models_dir, loaded.entry.file), this.profile, this.face.ctx_id);
-    this.opened.set(name, m);
-    return m;
+    return (await this.models.load(name))?.runner;
   }
 
-  /** An opened model, or 503 MODEL_UNAVAILABLE with the registry's reason. */
+  /** A loaded model's worker session, or 503 MODEL_UNAVAILABLE with the registry's reason. */
   model(name: string): WorkerModel {
-    const m = this.opened.get(name);
-    if (m) return m;
-    this.models.get(name); // throws 503 with the load failure's reason
-    throw new ServiceUnavailableError('MODEL_UNAVAILABLE', `model ${name} is loaded but not open for inference yet`, { model: name });
+    return this.models.get(name).runner;
   }
 
   private detector(): FaceDetector {
@@ -198,7 +182,7 @@ export class FaceService {
     const wantQuality = opts.quality ?? this.face.enable_quality;
     const wantLiveness = this.face.enable_liveness && (opts.liveness ?? true);
     // Optional model: absent means null, not a failed request.
-    const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.opened.get(DEMOGRAPHICS_MODEL) : undefined;
+    const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.models.tryGet(DEMOGRAPHICS_MODEL)?.runner : undefined;
     const size = faceSize(f.box);
     let t0 = performance.now();
     const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;

@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import { modelComponent } from '../../core/status-board.js';
-import { InferenceWorker } from '../../runtime/inference-worker.js';
 import { DEMOGRAPHICS_MODEL } from './demographics.js';
 import { FaceService } from './face-service.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
@@ -9,29 +8,19 @@ import { faceRoutes } from './routes.js';
 /** Face module: loads the configured detector, recognizer, passive-liveness and demographics models at start, serves /detect and /verify. */
 export default fp(
   async (app) => {
-    const { config, models, status, lifecycle, log, profile } = app.vigil;
+    const { config, models, status, lifecycle } = app.vigil;
     const detector = DETECTOR_MODELS[config.face.detector];
     const recognizer = RECOGNIZER_MODELS[config.face.recognizer];
     const liveness = config.face.enable_liveness ? LIVENESS_MODELS : [];
-    const worker = new InferenceWorker(log.child({ component: 'face-inference' }));
-    const service = new FaceService(models, worker, profile, config);
-    const openFailures = new Map<string, string>();
+    const service = new FaceService(models, config);
 
     lifecycle.add({
       name: 'face-models',
       start: async () => {
-        // Required and optional models alike: a failure is recorded (health, /admin/models) and
-        // the rest still start; an optional one that fails leaves its field null.
-        await Promise.all(
-          [...service.requiredModels(), ...service.optionalModels()].map((m) =>
-            service.openModel(m).catch((err: unknown) => {
-              openFailures.set(m, `inference worker could not open it: ${(err as Error).message}`);
-              log.error({ err, model: m }, 'face model failed to open in the inference worker');
-            }),
-          ),
-        );
+        // Required and optional models alike: a failure is recorded by the registry (health,
+        // /admin/models) and the rest still start; an optional one that fails leaves its field null.
+        await Promise.all([...service.requiredModels(), ...service.optionalModels()].map((m) => service.openModel(m)));
       },
-      stop: () => worker.close(),
     });
     status.setComponent('face_detector', modelComponent(models, [detector]));
     status.setComponent('face_recognizer', modelComponent(models, [recognizer]));
@@ -48,9 +37,9 @@ export default fp(
     // Healthy when every required model is loaded; demographics is optional (null when absent,
     // /admin/models says why), so it is reported here but does not make the module unhealthy.
     status.setModule('face', () => {
-      const missing = [detector, recognizer, ...liveness].filter((m) => !models.status(m)?.loaded || openFailures.has(m));
+      const missing = [detector, recognizer, ...liveness].filter((m) => !models.status(m)?.loaded);
       if (missing.length > 0) {
-        const why = missing.map((m) => `${m}: ${openFailures.get(m) ?? models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
+        const why = missing.map((m) => `${m}: ${models.status(m)?.reason ?? 'not loaded yet'}`).join('; ');
         return { ok: false, detail: `models unavailable: ${why}` };
       }
       const attrs = !config.face.enable_demographics ? 'off' : models.status(DEMOGRAPHICS_MODEL)?.loaded ? 'on' : `unavailable (${models.status(DEMOGRAPHICS_MODEL)?.reason ?? 'not loaded yet'})`;

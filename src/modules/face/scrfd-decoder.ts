@@ -1,4 +1,4 @@
-import type { TensorMap } from '../../runtime/inference-worker.js';
+import type { TensorData } from '../../runtime/inference-worker.js';
 import type { RawFace, Point } from './face-geometry.js';
 import type { TensorLayout } from './detector-input.js';
 
@@ -15,7 +15,7 @@ const ANCHORS_PER_CELL = 2;
  * Returns faces in original-image coordinates (divided by `scale`), before NMS.
  */
 export function decodeScrfd(
-  outputs: TensorMap,
+  outputs: TensorData,
   outputNames: readonly string[],
   inputWidth: number,
   inputHeight: number,

@@ -1,4 +1,4 @@
-import type { TensorMap } from '../../runtime/inference-worker.js';
+import type { TensorData } from '../../runtime/inference-worker.js';
 import type { RawFace, Point } from './face-geometry.js';
 import type { TensorLayout } from './detector-input.js';
 
@@ -7,7 +7,7 @@ export const YUNET_LAYOUT: TensorLayout = { order: 'bgr', mean: 0, std: 1 };
 
 const STRIDES = [8, 16, 32] as const;
 
-function output(outputs: TensorMap, name: string): Float32Array {
+function output(outputs: TensorData, name: string): Float32Array {
   const t = outputs[name];
   if (!t) throw new Error(`YuNet output ${name} missing`);
   return t.data as Float32Array;
@@ -18,7 +18,7 @@ function output(outputs: TensorMap, name: string): Float32Array {
  * prediction per cell, anchor-free: centre (col + b0, row + b1) * s, size exp(b2..3) * s.
  * The score is sqrt(cls * obj) as OpenCV's FaceDetectorYN computes it.
  */
-export function decodeYunet(outputs: TensorMap, inputWidth: number, inputHeight: number, scale: number, thresh: number): RawFace[] {
+export function decodeYunet(outputs: TensorData, inputWidth: number, inputHeight: number, scale: number, thresh: number): RawFace[] {
   const faces: RawFace[] = [];
   for (const s of STRIDES) {
     const cls = output(outputs, `cls_${s}`);

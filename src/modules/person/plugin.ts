@@ -27,8 +27,7 @@ export default fp(
     lifecycle.add({
       name: 'person-models',
       start: async () => {
-        // Idle worker threads sleep rather than spin: the box also decodes video.
-        await models.load(PERSON_MODEL, { file: config.person.model_path, intraOpThreads: config.person.detector_threads, spinning: false });
+        await models.load(PERSON_MODEL, { file: config.person.model_path });
         service.attach();
       },
       stop: () => service.close(),

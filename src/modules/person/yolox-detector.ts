@@ -1,5 +1,5 @@
-import ort from 'onnxruntime-node';
 import sharp from 'sharp';
+import { floatFeed } from '../../runtime/inference-worker.js';
 import type { LoadedModel } from '../../runtime/model-registry.js';
 
 /** A person box in the frame's pixel coordinates. */
@@ -108,22 +108,21 @@ export function nms(dets: Detection[], threshold: number): Detection[] {
 }
 
 /**
- * YOLOX-nano person detector over the registry's one session. Camera frames arrive
- * already scaled into the input box by ffmpeg; anything larger (an uploaded image,
- * a bench frame) is resized with sharp first. Input buffers are pooled, so the hot
- * path allocates nothing per frame beyond the output.
+ * YOLOX-nano person detector over the registry's one session, which runs in the
+ * inference worker thread (the input buffer is transferred there, not copied). Camera
+ * frames arrive already scaled into the input box by ffmpeg; anything larger (an
+ * uploaded image, a bench frame) is resized with sharp first.
  */
 export class YoloxPersonDetector {
   readonly inputSize: number;
   private readonly inputName: string;
   private readonly outputName: string;
-  private readonly pool: Float32Array[] = [];
 
   constructor(private readonly model: LoadedModel) {
     const shape = model.entry.inputs[0]?.shape ?? [];
     this.inputSize = Number(shape[2] ?? 416);
     this.inputName = model.entry.inputs[0]?.name ?? 'images';
-    this.outputName = model.session.outputNames[0] ?? 'output';
+    this.outputName = model.runner.outputNames[0] ?? 'output';
   }
 
   /** Detections with score >= minScore (the tracker also wants the low ones). */
@@ -142,16 +141,11 @@ export class YoloxPersonDetector {
       input = { data, width: w, height: h };
       scale = Math.min(w / frame.width, h / frame.height);
     }
-    const buf = this.pool.pop() ?? new Float32Array(3 * size * size);
-    try {
-      fillLetterbox(input, size, buf);
-      const tensor = new ort.Tensor('float32', buf, [1, 3, size, size]);
-      const result = await this.model.session.run({ [this.inputName]: tensor });
-      const out = result[this.outputName];
-      if (!out) throw new Error(`YOLOX session returned no ${this.outputName}`);
-      return decodePersons(out.data as Float32Array, size, scale, frame.width, frame.height, minScore);
-    } finally {
-      this.pool.push(buf);
-    }
+    const buf = new Float32Array(3 * size * size);
+    fillLetterbox(input, size, buf);
+    const result = await this.model.runner.run([floatFeed(this.inputName, buf, [1, 3, size, size])]);
+    const out = result[this.outputName];
+    if (!out) throw new Error(`YOLOX session returned no ${this.outputName}`);
+    return decodePersons(out.data as Float32Array, size, scale, frame.width, frame.height, minScore);
   }
 }

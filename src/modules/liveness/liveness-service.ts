@@ -1,0 +1,261 @@
+import type { VigilContext } from '../../core/context.js';
+import { UnprocessableError } from '../../core/errors.js';
+import { decodeImage } from '../../core/image-decode.js';
+import { emptyTimings, type FaceService } from '../face/face-service.js';
+import { AbuseLimiter } from './abuse-limiter.js';
+import type { RuleSettings } from './challenge-rules.js';
+import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
+import { FaceMeasurer } from './face-measurer.js';
+import { frameFaces, type FrameFace } from './face-source.js';
+import { livenessEventData } from './liveness-events.js';
+import type { Ending, FrameResult, LivenessSession, SessionState } from './session.js';
+import { SessionStore } from './session-store.js';
+
+/** A second face at least this fraction of the largest face's size makes a frame ambiguous. */
+export const SECOND_FACE_RATIO = 0.5;
+
+/** Injectable time and randomness: the daemon uses the wall clock and the CSPRNG; tests swap them. */
+export interface LivenessDeps {
+  /** Milliseconds since the epoch. */
+  clock: () => number;
+  random: RandomIndex;
+}
+
+/** GET /liveness/sessions/{id}: session_id and challenges (spec) plus the documented state and timing fields. */
+export interface SessionInfo {
+  session_id: string;
+  challenges: Challenge[];
+  state: SessionState;
+  current_challenge: ChallengeType | null;
+  challenges_remaining: number;
+  passed_challenges: ChallengeType[];
+  session_complete: boolean;
+  is_live: boolean | null;
+  failure_reason: string | null;
+  frames_received: number;
+  created_at: string;
+  expires_at: string;
+  challenge_started_at: string | null;
+  challenge_deadline: string | null;
+  ended_at: string | null;
+}
+
+/** Per-stage wall time of one frame (Server-Timing header, bench/liveness.ts). */
+export interface FrameTimings {
+  decode: number;
+  /** face service: detection, embedding, passive liveness */
+  face: number;
+  /** of `face`: the detector's session.run */
+  face_detect_model: number;
+  /** of `face`: alignment crop + recognizer run, and the two MiniFASNet crops + runs */
+  face_embed: number;
+  face_liveness: number;
+  /** landmarks + blendshapes, including the ROI warp */
+  measure: number;
+  /** of `measure`: the two session.run calls */
+  measure_model: number;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * Active liveness: sessions, the frame judge and the definitive checks (same person as the
+ * first frame, passive liveness), events and abuse limits. Sessions live in memory.
+ */
+export class LivenessService {
+  readonly store: SessionStore;
+  readonly limiter: AbuseLimiter;
+  private readonly measurer: FaceMeasurer;
+  private readonly settings: RuleSettings;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeps = 0;
+
+  constructor(
+    private readonly ctx: VigilContext,
+    private readonly faces: FaceService,
+    readonly deps: LivenessDeps = { clock: Date.now, random: cryptoRandomIndex },
+  ) {
+    const c = ctx.config.liveness;
+    this.store = new SessionStore(c.session_ttl * 1000, c.max_sessions);
+    this.limiter = new AbuseLimiter(
+      ctx.config.server.data_dir,
+      { windowMs: c.abuse_window_seconds * 1000, maxSessions: c.abuse_max_sessions, maxFailures: c.abuse_max_failures },
+      ctx.log.child({ component: 'liveness-abuse' }),
+    );
+    this.measurer = new FaceMeasurer(faces);
+    this.settings = { turnDegrees: c.turn_degrees, lookDegrees: c.look_degrees };
+  }
+
+  /** Starts the 1 s sweep that applies timeouts and TTL to sessions nobody is sending frames to. */
+  start(): void {
+    this.limiter.open();
+    this.limiter.prune(this.deps.clock());
+    this.sweepTimer = setInterval(() => this.sweep(), 1000);
+    this.sweepTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    await this.limiter.close();
+  }
+
+  sweep(): void {
+    const now = this.deps.clock();
+    for (const { session, ending } of this.store.sweep(now)) this.ended(session, ending);
+    // The abuse table is pruned about once a minute.
+    if (++this.sweeps % 60 === 0) this.limiter.prune(now);
+  }
+
+  createSession(client: string, numChallenges?: number, timeoutSeconds?: number): { session_id: string; challenges: Challenge[] } {
+    const c = this.ctx.config.liveness;
+    const now = this.deps.clock();
+    const challenges = drawChallenges(numChallenges ?? c.num_challenges, timeoutSeconds ?? c.timeout_seconds, this.deps.random);
+    this.limiter.admitSession(client, now);
+    const session = this.store.create(challenges, now, client);
+    return { session_id: session.id, challenges };
+  }
+
+  /** The session with time applied (a timeout or TTL noticed here ends it and emits as usual). */
+  private current(id: string, now: number): LivenessSession {
+    const session = this.store.get(id);
+    if (!this.store.busy(id)) this.refresh(session, now);
+    return session;
+  }
+
+  private refresh(session: LivenessSession, now: number): void {
+    const ending = session.refresh(now);
+    if (ending) this.ended(session, ending);
+  }
+
+  info(id: string): SessionInfo {
+    const s = this.current(id, this.deps.clock());
+    return {
+      session_id: s.id,
+      challenges: s.challenges,
+      state: s.state,
+      current_challenge: s.ended ? null : (s.currentChallenge?.type ?? null),
+      challenges_remaining: s.challengesRemaining,
+      passed_challenges: s.passedChallenges,
+      session_complete: s.isLive === true,
+      is_live: s.isLive,
+      failure_reason: s.failure?.reason ?? null,
+      frames_received: s.frames,
+      created_at: iso(s.createdAt)!,
+      expires_at: iso(s.expiresAt)!,
+      challenge_started_at: s.state === 'in_progress' ? iso(s.challengeStartedAt) : null,
+      challenge_deadline: iso(s.deadline()),
+      ended_at: iso(s.endedAt),
+    };
+  }
+
+  /** DELETE: forgets the session; one abandoned after its first frame counts as a failure for abuse limits. */
+  cancel(id: string): { cancelled: string } {
+    const session = this.store.delete(id);
+    if (session.state === 'in_progress') this.limiter.recordFailure(session.client, this.deps.clock());
+    return { cancelled: id };
+  }
+
+  /**
+   * Judges one frame that arrived at `arrivedAt`. Order: state (404/409), image decoding
+   * (400/413/415, no state change), then, one frame at a time per session: pending ->
+   * in_progress, face detection (422 NO_FACE / MULTIPLE_FACES), passive liveness and the
+   * same-person check (definitive failures), landmarks (422 FACE_NOT_MEASURABLE), the challenge.
+   */
+  async submitFrame(id: string, image: Buffer, arrivedAt: number, timings: FrameTimings = emptyFrameTimings()): Promise<FrameResult> {
+    // Queued from arrival on, so the sweep leaves the session to this frame's arrival time.
+    return this.store.exclusive(id, async () => {
+      const session = this.store.get(id);
+      this.refresh(session, arrivedAt);
+      session.assertActive();
+      let t0 = performance.now();
+      const img = await decodeImage(image, { field: 'image', maxPixels: this.ctx.config.server.max_image_pixels });
+      timings.decode = performance.now() - t0;
+      this.assertHeld(id);
+      session.acceptFrame(arrivedAt);
+      const judged = session.currentChallenge!.type;
+      t0 = performance.now();
+      const stage = emptyTimings();
+      const faces = await frameFaces(this.faces, img, stage);
+      this.assertHeld(id);
+      timings.face = performance.now() - t0;
+      timings.face_detect_model = stage.detect_model;
+      timings.face_embed = stage.align + stage.embed;
+      timings.face_liveness = stage.liveness;
+      const face = this.singleFace(session, faces);
+      const failed = this.definitiveChecks(session, face, arrivedAt);
+      if (failed) return failed;
+      t0 = performance.now();
+      const m = await this.measurer.measure(img, face);
+      timings.measure = performance.now() - t0;
+      timings.measure_model = m.modelMs;
+      this.assertHeld(id);
+      if (!m.measurable) {
+        throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
+      }
+      const j = session.judge(m.measures, this.settings, arrivedAt);
+      if (session.state === 'completed') this.ended(session, 'completed');
+      return session.frameResult(judged, j);
+    });
+  }
+
+  /** 404 when the session was cancelled (DELETE) while its frame was being decoded or judged. */
+  private assertHeld(id: string): void {
+    this.store.get(id);
+  }
+
+  /** The one face of the frame, or 422 NO_FACE / MULTIPLE_FACES (the session goes on; its timer keeps running). */
+  private singleFace(session: LivenessSession, faces: FrameFace[]): FrameFace {
+    const [largest] = faces;
+    if (!largest) throw this.frameError(session, 'NO_FACE', 'no face in the frame');
+    const others = faces.slice(1).filter((f) => f.face_size >= SECOND_FACE_RATIO * largest.face_size);
+    if (others.length > 0) throw this.frameError(session, 'MULTIPLE_FACES', `${others.length + 1} faces in the frame; exactly one person must be in view`);
+    return largest;
+  }
+
+  /** Passive liveness and the same-person check; a failure ends the session and is the frame's answer. */
+  private definitiveChecks(session: LivenessSession, face: FrameFace, now: number): FrameResult | null {
+    const judged = session.currentChallenge!.type;
+    if (face.liveness && !face.liveness.is_live) {
+      session.fail({ reason: 'spoof_detected', challenge: judged, score: face.liveness.score }, now);
+    } else if (face.embedding) {
+      if (!session.reference) {
+        session.reference = face.embedding;
+      } else {
+        const similarity = this.faces.similarity(session.reference, face.embedding);
+        if (similarity < this.ctx.config.liveness.same_person_threshold) {
+          session.fail({ reason: 'face_changed', challenge: judged, score: similarity }, now);
+        }
+      }
+    }
+    if (session.state !== 'failed') return null;
+    this.ended(session, 'failed');
+    return session.frameResult(judged, { passed: false, confidence: 0 });
+  }
+
+  private frameError(session: LivenessSession, code: string, message: string): UnprocessableError {
+    return new UnprocessableError(code, `${message} (session ${session.id} stays ${session.state})`, {
+      session_id: session.id,
+      state: session.state,
+      challenge_type: session.currentChallenge?.type ?? null,
+    });
+  }
+
+  /** Events and abuse counters for a session that just ended. */
+  private ended(session: LivenessSession, ending: Ending): void {
+    const now = this.deps.clock();
+    if (ending === 'completed') {
+      this.ctx.bus.emit('liveness_passed', 'liveness', livenessEventData(session));
+    } else if (ending === 'failed') {
+      this.ctx.bus.emit('liveness_failed', 'liveness', livenessEventData(session));
+      this.limiter.recordFailure(session.client, now);
+    } else if (session.frames > 0 && session.isLive === null) {
+      // Expired while in progress (a session_ttl shorter than its challenges' timeouts).
+      this.limiter.recordFailure(session.client, now);
+    }
+  }
+}
+
+export function emptyFrameTimings(): FrameTimings {
+  return { decode: 0, face: 0, face_detect_model: 0, face_embed: 0, face_liveness: 0, measure: 0, measure_model: 0 };
+}

@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ModuleDisabledError } from '../../core/errors.js';
+import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
+import { readMultipart, requireFile } from '../../core/multipart-form.js';
+import { RateLimitError } from './abuse-limiter.js';
+import { emptyFrameTimings, type FrameTimings, type LivenessService } from './liveness-service.js';
+import { CancelResponseSchema, CreateQuerySchema, CreateResponseSchema, FrameResultSchema, SessionInfoSchema, SessionParamsSchema } from './schema.js';
+
+interface SessionParams {
+  session_id: string;
+}
+
+/** Server-Timing header with the per-stage breakdown of a frame (bench/liveness.ts reads it). */
+function serverTiming(t: FrameTimings): string {
+  return Object.entries(t)
+    .map(([k, v]) => `${k};dur=${v.toFixed(2)}`)
+    .join(', ');
+}
+
+/**
+ * The spec's four active-liveness endpoints. `service` is null when liveness.enabled is
+ * false: every route then answers 503 MODULE_DISABLED.
+ */
+export async function livenessRoutes(app: FastifyInstance, service: LivenessService | null): Promise<void> {
+  const need = (): LivenessService => {
+    if (!service) throw new ModuleDisabledError('liveness');
+    return service;
+  };
+  const tags = ['liveness'];
+
+  app.post<{ Querystring: { num_challenges?: number; timeout_seconds?: number } }>(
+    '/api/v1/liveness/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Create a session with randomly drawn challenges',
+        querystring: CreateQuerySchema,
+        response: { 200: CreateResponseSchema, ...errorResponses(400, 429, 503) },
+      },
+    },
+    async (request, reply: FastifyReply) => {
+      const s = need();
+      try {
+        return s.createSession(request.ip, request.query.num_challenges, request.query.timeout_seconds);
+      } catch (err) {
+        if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
+        throw err;
+      }
+    },
+  );
+
+  app.post(
+    '/api/v1/liveness/sessions/:session_id/frame',
+    {
+      schema: {
+        tags,
+        summary: 'Submit one camera frame for the current challenge',
+        params: SessionParamsSchema,
+        consumes: ['multipart/form-data'],
+        response: { 200: FrameResultSchema, ...errorResponses(400, 404, 409, 413, 415, 422, 429, 503) },
+      },
+      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'Camera frame, JPEG or PNG, as captured (not mirrored)' }]) },
+    },
+    async (request, reply) => {
+      const s = need();
+      const arrivedAt = s.deps.clock();
+      const form = await readMultipart(request);
+      const image = requireFile(form, 'image');
+      const timings = emptyFrameTimings();
+      const { session_id } = request.params as SessionParams;
+      const result = await s.submitFrame(session_id, image, arrivedAt, timings);
+      reply.header('server-timing', serverTiming(timings));
+      return result;
+    },
+  );
+
+  app.get<{ Params: SessionParams }>(
+    '/api/v1/liveness/sessions/:session_id',
+    {
+      schema: {
+        tags,
+        summary: 'Session info: session_id, challenges, state and timing',
+        params: SessionParamsSchema,
+        response: { 200: SessionInfoSchema, ...errorResponses(400, 404, 503) },
+      },
+    },
+    async (request) => need().info(request.params.session_id),
+  );
+
+  app.delete<{ Params: SessionParams }>(
+    '/api/v1/liveness/sessions/:session_id',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a session (it is forgotten; later requests answer 404)',
+        params: SessionParamsSchema,
+        response: { 200: CancelResponseSchema, ...errorResponses(400, 404, 503) },
+      },
+    },
+    async (request) => need().cancel(request.params.session_id),
+  );
+}
