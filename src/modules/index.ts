@@ -3,6 +3,7 @@ import face from './face/plugin.js';
 import document from './document/plugin.js';
 import person from './person/plugin.js';
 import liveness from './liveness/plugin.js';
+import video from './video/plugin.js';
 import events from './events/plugin.js';
 import identity from './identity/plugin.js';
 import admin from './admin/routes.js';
@@ -11,4 +12,4 @@ import admin from './admin/routes.js';
  * Module plugins in start order (stop runs in reverse). Events come before the
  * producers' traffic starts; admin last so it can read everyone's status.
  */
-export const MODULE_PLUGINS: FastifyPluginAsync[] = [events, face, document, person, liveness, identity, admin];
+export const MODULE_PLUGINS: FastifyPluginAsync[] = [events, face, document, person, liveness, identity, video, admin];

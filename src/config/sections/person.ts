@@ -4,7 +4,25 @@ export const PersonSection = Type.Object(
   {
     enabled: Type.Boolean({ default: true, description: 'Load the person detector and tracker.' }),
     model_path: Type.String({ default: '', description: 'Person detector ONNX file; empty means models/person_det_yolox_nano_416.onnx.' }),
-    confidence_threshold: Type.Number({ default: 0.5, minimum: 0, maximum: 1, description: 'Person detection score threshold.' }),
+    confidence_threshold: Type.Number({
+      default: 0.5,
+      minimum: 0,
+      maximum: 1,
+      description:
+        "Person detection score threshold: detections at or above it start and carry tracks (ByteTrack's high threshold); weaker ones down to 0.1 only keep existing tracks alive through occlusion.",
+    }),
+    track_buffer_frames: Type.Integer({
+      default: 30,
+      minimum: 1,
+      description: 'A lost track keeps its id this many processed frames, so a person hidden for a moment is not counted twice.',
+    }),
+    detector_concurrency: Type.Integer({
+      default: 2,
+      minimum: 1,
+      maximum: 16,
+      description:
+        "Camera frames handed to the detector at once, across all cameras. The models' inference worker runs one at a time; a second one queued keeps it busy while the first one's result is tracked.",
+    }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -6,6 +6,42 @@ export const VideoSection = Type.Object(
     max_fps: Type.Number({ default: 30.0, exclusiveMinimum: 0, description: 'Maximum processing frames per second per camera.' }),
     track_faces: Type.Boolean({ default: true, description: 'Run face detection on camera frames.' }),
     buffer_size: Type.Integer({ default: 10, minimum: 1, description: 'Frames kept per camera.' }),
+    face_fps: Type.Number({
+      default: 2,
+      exclusiveMinimum: 0,
+      description: 'With track_faces: frames per second per camera that go through face detection (a face costs more than a person; this bounds the load).',
+    }),
+    face_match_threshold: Type.Number({
+      default: 0.4,
+      minimum: 0,
+      maximum: 1,
+      description: 'With track_faces and watchlists: calibrated similarity at which a face on a frame matches an enrolled identity (the /identify default).',
+    }),
+    max_cameras: Type.Integer({ default: 16, minimum: 1, description: 'Most cameras the daemon accepts (each one is an ffmpeg process).' }),
+    watchdog_seconds: Type.Number({
+      default: 10,
+      exclusiveMinimum: 0,
+      description: 'A camera that delivers no frame for this long (also after a start) is restarted.',
+    }),
+    rtsp_timeout_seconds: Type.Number({ default: 5, exclusiveMinimum: 0, description: 'RTSP socket I/O timeout handed to ffmpeg.' }),
+    restart_backoff_initial_seconds: Type.Number({ default: 1, exclusiveMinimum: 0, description: 'First delay before restarting a failed stream; doubles per failure.' }),
+    restart_backoff_max_seconds: Type.Number({ default: 30, exclusiveMinimum: 0, description: 'Cap of the restart delay.' }),
+    max_restarts: Type.Integer({
+      default: 10,
+      minimum: 1,
+      description: 'Restart intensity: more restarts than this within restart_window_seconds and the camera is marked failed (system_error).',
+    }),
+    restart_window_seconds: Type.Number({ default: 300, exclusiveMinimum: 0, description: 'Window of the restart intensity limit.' }),
+    failed_retry_seconds: Type.Number({
+      default: 300,
+      minimum: 0,
+      description: 'A failed camera tries again after this long (0: stays failed until it is removed and added again).',
+    }),
+    stop_timeout_seconds: Type.Number({
+      default: 2,
+      exclusiveMinimum: 0,
+      description: "Each step of the stop ladder (ffmpeg's q, then SIGTERM, then SIGKILL) waits this long.",
+    }),
   },
   { additionalProperties: false, default: {} },
 );

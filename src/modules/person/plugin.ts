@@ -1,23 +1,44 @@
 import fp from 'fastify-plugin';
 import { modelComponent } from '../../core/status-board.js';
+import { PERSON_MODEL, PersonService } from './person-service.js';
 
-export const PERSON_MODEL = 'person_det_yolox_nano';
+export { PERSON_MODEL };
 
-/** Person module: loads the person detector (person.model_path) at start when enabled. */
+declare module 'fastify' {
+  interface FastifyInstance {
+    personService: PersonService;
+  }
+}
+
+/**
+ * Person module: loads the person detector (person.model_path) at start when
+ * enabled and offers detection and ByteTrack tracking to the video module.
+ */
 export default fp(
   async (app) => {
     const { config, models, status, lifecycle } = app.vigil;
+    const service = new PersonService(config, models);
+    app.decorate('personService', service);
     if (!config.person.enabled) {
       status.setComponent('person_detector', () => ({ loaded: false, reason: 'disabled (person.enabled: false)' }));
+      status.setComponent('person_tracker', () => ({ loaded: false, reason: 'disabled (person.enabled: false)' }));
       return;
     }
     lifecycle.add({
       name: 'person-models',
       start: async () => {
         await models.load(PERSON_MODEL, { file: config.person.model_path });
+        service.attach();
       },
+      stop: () => service.close(),
     });
     status.setComponent('person_detector', modelComponent(models, [PERSON_MODEL]));
+    status.setComponent('person_tracker', () =>
+      service.available ? { loaded: true, reason: service.trackerSummary() } : { loaded: false, reason: `no detections to track: ${service.unavailableReason()}` },
+    );
+    status.setModule('person', () =>
+      service.available ? { ok: true, detail: service.trackerSummary() } : { ok: false, detail: service.unavailableReason() },
+    );
   },
   { name: 'vigil-person', dependencies: ['vigil-core'] },
 );

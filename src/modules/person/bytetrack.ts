@@ -1,0 +1,256 @@
+import { initiate, predict, update, type KalmanState } from './kalman-filter.js';
+import { linearAssignment } from './linear-assignment.js';
+import type { Detection } from './yolox-detector.js';
+
+export interface TrackerSettings {
+  /** ByteTrack's track_thresh: detections at or above it are "high" (person.confidence_threshold). */
+  highThresh: number;
+  /** Detections below this are ignored entirely (ByteTrack: 0.1). */
+  lowThresh: number;
+  /** A new track needs a detection at least this confident (ByteTrack: track_thresh + 0.1). */
+  newTrackThresh: number;
+  /** First-stage IoU-cost limit (ByteTrack match_thresh 0.8). */
+  matchThresh: number;
+  /** Lost tracks are kept for re-identification this many processed frames. */
+  maxLostFrames: number;
+}
+
+export function defaultTrackerSettings(highThresh: number, maxLostFrames = 30): TrackerSettings {
+  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames };
+}
+
+type TrackState = 'tracked' | 'lost' | 'removed';
+
+/** A tracked person as consumers see it. */
+export interface TrackedPerson {
+  trackId: number;
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+  score: number;
+  /** Frames this track has been matched in. */
+  hits: number;
+}
+
+class STrack {
+  trackId = 0;
+  state: TrackState = 'tracked';
+  activated = false;
+  kf: KalmanState | null = null;
+  frameId = 0;
+  startFrame = 0;
+  hits = 0;
+
+  constructor(
+    public tlwh: [number, number, number, number],
+    public score: number,
+  ) {}
+
+  static fromDetection(d: Detection): STrack {
+    return new STrack([d.x1, d.y1, d.x2 - d.x1, d.y2 - d.y1], d.score);
+  }
+
+  /** Current box: the filter's estimate once there is one. */
+  box(): [number, number, number, number] {
+    if (!this.kf) return this.tlwh;
+    const m = this.kf.mean;
+    const h = m[3]!;
+    const w = m[2]! * h;
+    return [m[0]! - w / 2, m[1]! - h / 2, w, h];
+  }
+
+  xyah(): [number, number, number, number] {
+    const [x, y, w, h] = this.tlwh;
+    return [x + w / 2, y + h / 2, w / Math.max(h, 1e-6), h];
+  }
+
+  predict(): void {
+    if (!this.kf) return;
+    if (this.state !== 'tracked') this.kf.mean[7] = 0;
+    predict(this.kf);
+  }
+
+  activate(id: number, frameId: number): void {
+    this.trackId = id;
+    this.kf = initiate(this.xyah());
+    this.state = 'tracked';
+    this.activated = frameId === 1;
+    this.frameId = frameId;
+    this.startFrame = frameId;
+    this.hits = 1;
+  }
+
+  updateFrom(det: STrack, frameId: number): void {
+    this.frameId = frameId;
+    this.hits++;
+    update(this.kf!, det.xyah());
+    this.tlwh = det.tlwh;
+    this.state = 'tracked';
+    this.activated = true;
+    this.score = det.score;
+  }
+}
+
+function iouTlwh(a: [number, number, number, number], b: [number, number, number, number]): number {
+  const iw = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
+  const ih = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
+  if (iw <= 0 || ih <= 0) return 0;
+  const inter = iw * ih;
+  return inter / (a[2] * a[3] + b[2] * b[3] - inter);
+}
+
+/** 1 - IoU between track predictions and detections, optionally fused with the detection score (ByteTrack fuse_score). */
+function iouCost(tracks: STrack[], dets: STrack[], fuse: boolean): Float64Array {
+  const cost = new Float64Array(tracks.length * dets.length);
+  for (let i = 0; i < tracks.length; i++) {
+    const tb = tracks[i]!.box();
+    for (let j = 0; j < dets.length; j++) {
+      const sim = iouTlwh(tb, dets[j]!.tlwh);
+      cost[i * dets.length + j] = 1 - (fuse ? sim * dets[j]!.score : sim);
+    }
+  }
+  return cost;
+}
+
+/**
+ * ByteTrack (Zhang et al. 2022) as in its reference BYTETracker: Kalman prediction,
+ * a first association of high-score detections with tracked and lost tracks, a
+ * second association of low-score detections with the still-unmatched tracked ones
+ * (occluded people keep their id), unconfirmed tracks that need a second hit, and
+ * lost tracks kept maxLostFrames for re-identification. One instance per camera.
+ */
+export class ByteTracker {
+  private tracked: STrack[] = [];
+  private lost: STrack[] = [];
+  private frameId = 0;
+  private nextId = 1;
+
+  constructor(private readonly s: TrackerSettings) {}
+
+  /**
+   * Feeds one processed frame's detections; returns the confirmed tracks in it and
+   * the ids of confirmed tracks dropped for good in this frame (lost too long).
+   */
+  update(detections: readonly Detection[]): { tracks: TrackedPerson[]; removed: number[] } {
+    const s = this.s;
+    this.frameId++;
+    const frameId = this.frameId;
+    const high: STrack[] = [];
+    const low: STrack[] = [];
+    for (const d of detections) {
+      if (d.score >= s.highThresh) high.push(STrack.fromDetection(d));
+      else if (d.score > s.lowThresh) low.push(STrack.fromDetection(d));
+    }
+    const activated: STrack[] = [];
+    const refound: STrack[] = [];
+    const newlyLost: STrack[] = [];
+    const removed: STrack[] = [];
+
+    const unconfirmed = this.tracked.filter((t) => !t.activated);
+    const confirmed = this.tracked.filter((t) => t.activated);
+
+    // Stage 1: high-score detections against tracked + lost tracks.
+    const pool = joinTracks(confirmed, this.lost);
+    for (const t of pool) t.predict();
+    const a1 = linearAssignment(iouCost(pool, high, true), pool.length, high.length, s.matchThresh);
+    for (const [ti, di] of a1.matches) {
+      const t = pool[ti]!;
+      const wasTracked = t.state === 'tracked';
+      t.updateFrom(high[di]!, frameId);
+      (wasTracked ? activated : refound).push(t);
+    }
+
+    // Stage 2: low-score detections against the tracked ones left over.
+    const remaining = a1.unmatchedRows.map((i) => pool[i]!).filter((t) => t.state === 'tracked');
+    const a2 = linearAssignment(iouCost(remaining, low, false), remaining.length, low.length, 0.5);
+    for (const [ti, di] of a2.matches) {
+      const t = remaining[ti]!;
+      t.updateFrom(low[di]!, frameId);
+      activated.push(t);
+    }
+    for (const ti of a2.unmatchedRows) {
+      const t = remaining[ti]!;
+      if (t.state !== 'lost') {
+        t.state = 'lost';
+        newlyLost.push(t);
+      }
+    }
+
+    // Unconfirmed tracks (seen once) get one chance at the high detections left over.
+    const leftHigh = a1.unmatchedCols.map((i) => high[i]!);
+    const a3 = linearAssignment(iouCost(unconfirmed, leftHigh, true), unconfirmed.length, leftHigh.length, 0.7);
+    for (const [ti, di] of a3.matches) {
+      unconfirmed[ti]!.updateFrom(leftHigh[di]!, frameId);
+      activated.push(unconfirmed[ti]!);
+    }
+    for (const ti of a3.unmatchedRows) {
+      unconfirmed[ti]!.state = 'removed';
+      removed.push(unconfirmed[ti]!);
+    }
+
+    // New tracks from confident detections nobody claimed.
+    for (const di of a3.unmatchedCols) {
+      const d = leftHigh[di]!;
+      if (d.score < s.newTrackThresh) continue;
+      d.activate(this.nextId++, frameId);
+      activated.push(d);
+    }
+
+    // Lost tracks past their time are dropped.
+    for (const t of this.lost) {
+      if (frameId - t.frameId > s.maxLostFrames) {
+        t.state = 'removed';
+        removed.push(t);
+      }
+    }
+
+    let tracked = this.tracked.filter((t) => t.state === 'tracked');
+    tracked = joinTracks(tracked, activated);
+    tracked = joinTracks(tracked, refound);
+    let lost = this.lost.filter((t) => t.state === 'lost' && !tracked.includes(t));
+    lost = joinTracks(lost, newlyLost).filter((t) => t.state !== 'removed');
+    [this.tracked, this.lost] = removeDuplicates(tracked, lost);
+
+    const tracks = this.tracked
+      .filter((t) => t.activated)
+      .map((t) => {
+        const [x, y, w, h] = t.box();
+        return { trackId: t.trackId, x1: x, y1: y, x2: x + w, y2: y + h, score: t.score, hits: t.hits };
+      });
+    const live = new Set([...this.tracked, ...this.lost].map((t) => t.trackId));
+    const gone = [...removed, ...tracked, ...lost].filter((t) => t.activated && t.trackId > 0 && !live.has(t.trackId)).map((t) => t.trackId);
+    return { tracks, removed: [...new Set(gone)] };
+  }
+
+  get activeCount(): number {
+    return this.tracked.filter((t) => t.activated).length;
+  }
+}
+
+function joinTracks(a: STrack[], b: STrack[]): STrack[] {
+  const seen = new Set(a.map((t) => t.trackId));
+  const out = [...a];
+  for (const t of b) {
+    if (!seen.has(t.trackId)) {
+      seen.add(t.trackId);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+/** A tracked and a lost track on the same spot: keep the one with the longer history. */
+function removeDuplicates(tracked: STrack[], lost: STrack[]): [STrack[], STrack[]] {
+  const dropT = new Set<STrack>();
+  const dropL = new Set<STrack>();
+  for (const t of tracked) {
+    for (const l of lost) {
+      if (1 - iouTlwh(t.box(), l.box()) < 0.15) {
+        if (t.frameId - t.startFrame > l.frameId - l.startFrame) dropL.add(l);
+        else dropT.add(t);
+      }
+    }
+  }
+  return [tracked.filter((t) => !dropT.has(t)), lost.filter((l) => !dropL.has(l))];
+}

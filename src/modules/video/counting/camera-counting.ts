@@ -1,0 +1,169 @@
+import type { TrackedPerson } from '../../person/bytetrack.js';
+import type { Pt } from './geometry.js';
+import { LineCounter } from './line-counter.js';
+import type { CountingRule, LineCounts, LineRule, ZoneCounts, ZoneRule } from './rules.js';
+import { ZoneCounter } from './zone-counter.js';
+
+/** Payload of line_crossed (documented in the README's video section). */
+export interface LineCrossedData {
+  rule_id: string;
+  rule_name: string;
+  track_id: number;
+  direction: 'in' | 'out';
+  direction_label: string;
+  counts: LineCounts;
+  [k: string]: unknown;
+}
+
+/** Payload of person_entered / person_exited. */
+export interface ZoneEventData {
+  rule_id: string;
+  rule_name: string;
+  track_id: number;
+  how: 'crossed' | 'appeared' | 'lost';
+  counts: ZoneCounts;
+  [k: string]: unknown;
+}
+
+export type CountEvent =
+  | { type: 'line_crossed'; rule: LineRule; data: LineCrossedData }
+  | { type: 'person_entered' | 'person_exited'; rule: ZoneRule; data: ZoneEventData };
+
+type Stored = { in: number; out: number } | { entered: number; exited: number };
+
+interface Entry {
+  rule: CountingRule;
+  line?: LineCounter;
+  zone?: ZoneCounter;
+  counts: { in: number; out: number; entered: number; exited: number };
+}
+
+/** Bottom-centre of the box: where the person stands, the point that crosses floor lines. */
+export function anchorOf(t: { x1: number; x2: number; y2: number }): Pt {
+  return [(t.x1 + t.x2) / 2, t.y2];
+}
+
+/**
+ * The counting rules of one camera applied to its tracks, frame by frame. Rule
+ * geometry is in fractions of the frame; counters work in pixels of the frame
+ * size seen (rebuilt if the stream's size changes).
+ */
+export class CameraCounting {
+  private readonly entries = new Map<string, Entry>();
+  private size = { width: 0, height: 0 };
+
+  setRule(rule: CountingRule, stored?: Stored): void {
+    const counts = { in: 0, out: 0, entered: 0, exited: 0, ...(stored ?? {}) };
+    const entry: Entry = { rule, counts };
+    this.entries.set(rule.rule_id, entry);
+    if (this.size.width > 0) this.build(entry);
+  }
+
+  removeRule(ruleId: string): boolean {
+    return this.entries.delete(ruleId);
+  }
+
+  rules(): CountingRule[] {
+    return [...this.entries.values()].map((e) => e.rule);
+  }
+
+  has(ruleId: string): boolean {
+    return this.entries.has(ruleId);
+  }
+
+  /** Counts of one rule in its public shape. */
+  countsOf(ruleId: string): LineCounts | ZoneCounts | undefined {
+    const e = this.entries.get(ruleId);
+    if (!e) return undefined;
+    return e.rule.type === 'line' ? { in: e.counts.in, out: e.counts.out } : { entered: e.counts.entered, exited: e.counts.exited, occupancy: e.zone?.occupancy ?? 0 };
+  }
+
+  /** What is persisted (occupancy is live state and is not). */
+  storedCounts(ruleId: string): Stored | undefined {
+    const e = this.entries.get(ruleId);
+    if (!e) return undefined;
+    return e.rule.type === 'line' ? { in: e.counts.in, out: e.counts.out } : { entered: e.counts.entered, exited: e.counts.exited };
+  }
+
+  /** Zeroes the in/out and entered/exited counters; occupancy (who is inside now) stays. */
+  reset(ruleId?: string): string[] {
+    const ids: string[] = [];
+    for (const e of this.entries.values()) {
+      if (ruleId && e.rule.rule_id !== ruleId) continue;
+      e.counts = { in: 0, out: 0, entered: 0, exited: 0 };
+      ids.push(e.rule.rule_id);
+    }
+    return ids;
+  }
+
+  /** Applies one frame's confirmed tracks and the ids the tracker dropped; returns what happened. */
+  process(tracks: readonly TrackedPerson[], removed: readonly number[], width: number, height: number): CountEvent[] {
+    if (width !== this.size.width || height !== this.size.height) {
+      this.size = { width, height };
+      for (const e of this.entries.values()) this.build(e);
+    }
+    const events: CountEvent[] = [];
+    for (const e of this.entries.values()) {
+      if (e.line) {
+        const rule = e.rule as LineRule;
+        for (const t of tracks) {
+          const dir = e.line.observe(t.trackId, anchorOf(t));
+          if (!dir) continue;
+          e.counts[dir]++;
+          events.push({
+            type: 'line_crossed',
+            rule,
+            data: {
+              rule_id: rule.rule_id,
+              rule_name: rule.name,
+              track_id: t.trackId,
+              direction: dir,
+              direction_label: dir === 'in' ? rule.in_label : rule.out_label,
+              counts: { in: e.counts.in, out: e.counts.out },
+            },
+          });
+        }
+        for (const id of removed) e.line.forget(id);
+      } else if (e.zone) {
+        const rule = e.rule as ZoneRule;
+        const zone = e.zone;
+        const emit = (trackId: number, tr: { kind: 'entered' | 'exited'; how: ZoneEventData['how'] }) => {
+          e.counts[tr.kind]++;
+          events.push({
+            type: tr.kind === 'entered' ? 'person_entered' : 'person_exited',
+            rule,
+            data: {
+              rule_id: rule.rule_id,
+              rule_name: rule.name,
+              track_id: trackId,
+              how: tr.how,
+              counts: { entered: e.counts.entered, exited: e.counts.exited, occupancy: zone.occupancy },
+            },
+          });
+        };
+        for (const t of tracks) {
+          const tr = zone.observe(t.trackId, anchorOf(t));
+          if (tr) emit(t.trackId, tr);
+        }
+        for (const id of removed) {
+          const tr = zone.lost(id);
+          if (tr) emit(id, tr);
+        }
+      }
+    }
+    return events;
+  }
+
+  private build(e: Entry): void {
+    const { width, height } = this.size;
+    const px = (p: readonly [number, number]): Pt => [p[0] * width, p[1] * height];
+    const margin = e.rule.hysteresis * Math.hypot(width, height);
+    if (e.rule.type === 'line') {
+      e.line = new LineCounter(px(e.rule.points[0]), px(e.rule.points[1]), margin);
+      e.zone = undefined;
+    } else {
+      e.zone = new ZoneCounter(e.rule.points.map(px), margin);
+      e.line = undefined;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import type { RawFrame } from './ppm-stream.js';
+
+/** A frame as the rest of Vigil sees it: pixels plus where it sits in its camera's stream. */
+export interface Frame extends RawFrame {
+  /** 1-based index since the camera was added (equals frame_count when it arrived). */
+  seq: number;
+  /** Wall-clock arrival time, ms since the epoch. */
+  timestamp: number;
+}
+
+/** The last `size` frames of a camera (video.buffer_size); older ones are dropped. */
+export class FrameRing {
+  private readonly slots: (Frame | undefined)[];
+  private next = 0;
+  private count = 0;
+
+  constructor(readonly size: number) {
+    this.slots = new Array<Frame | undefined>(size);
+  }
+
+  push(frame: Frame): void {
+    this.slots[this.next] = frame;
+    this.next = (this.next + 1) % this.size;
+    this.count = Math.min(this.size, this.count + 1);
+  }
+
+  latest(): Frame | undefined {
+    return this.count === 0 ? undefined : this.slots[(this.next - 1 + this.size) % this.size];
+  }
+
+  /** Oldest first. */
+  frames(): Frame[] {
+    const out: Frame[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const f = this.slots[(this.next - this.count + i + this.size) % this.size];
+      if (f) out.push(f);
+    }
+    return out;
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  clear(): void {
+    this.slots.fill(undefined);
+    this.next = 0;
+    this.count = 0;
+  }
+}
+
+/**
+ * Frames per second over a sliding window of arrival times; 0 once nothing has
+ * arrived for a whole window, so a stalled camera never shows its old rate.
+ */
+export class RateMeter {
+  private times: number[] = [];
+
+  constructor(private readonly windowMs = 5000) {}
+
+  tick(now: number): void {
+    this.times.push(now);
+    this.trim(now);
+  }
+
+  rate(now: number): number {
+    this.trim(now);
+    const n = this.times.length;
+    if (n < 2) return 0;
+    const span = this.times[n - 1]! - this.times[0]!;
+    // Over a partial window the span between first and last is the honest denominator.
+    return span > 0 ? (n - 1) / (Math.max(span, 1) / 1000) : 0;
+  }
+
+  private trim(now: number): void {
+    let drop = 0;
+    while (drop < this.times.length && now - this.times[drop]! > this.windowMs) drop++;
+    if (drop > 0) this.times.splice(0, drop);
+  }
+}

@@ -1,0 +1,176 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import { errorResponses } from '../../core/http-schemas.js';
+import type { CameraManager, RuleView } from './camera-manager.js';
+import type { LineCounts, ZoneCounts } from './counting/rules.js';
+import type { NormPoint } from './counting/rules.js';
+import {
+  CameraIdParams,
+  CameraSchema,
+  CountsResponse,
+  CreateCameraBody,
+  CreateLineBody,
+  CreateZoneBody,
+  LineSchema,
+  RemovedCamera,
+  RemovedRule,
+  ResetBody,
+  RuleParams,
+  ZoneSchema,
+} from './schema.js';
+
+type IdParams = Static<typeof CameraIdParams>;
+type RParams = Static<typeof RuleParams>;
+
+const tags = ['video'];
+
+function ruleBody(v: RuleView) {
+  return { ...v.rule, counts: v.counts };
+}
+
+/** /api/v1/video: the spec's camera endpoints plus counting lines, zones and counts. */
+export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, trackingState: () => { tracking: boolean; detail: string }): void {
+  app.post<{ Body: Static<typeof CreateCameraBody> }>(
+    '/api/v1/video/cameras',
+    {
+      schema: {
+        tags,
+        summary: 'Add a camera (RTSP URL, absolute file path or device index); 409 if camera_id exists',
+        body: CreateCameraBody,
+        response: { 201: CameraSchema, ...errorResponses(400, 409, 422, 503) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await manager().add(req.body)),
+  );
+
+  app.get('/api/v1/video/cameras', { schema: { tags, summary: 'List cameras', response: { 200: { type: 'array', items: CameraSchema }, ...errorResponses(503) } } }, async () =>
+    manager().list(),
+  );
+
+  app.get<{ Params: IdParams }>(
+    '/api/v1/video/cameras/:camera_id',
+    { schema: { tags, summary: 'One camera', params: CameraIdParams, response: { 200: CameraSchema, ...errorResponses(404, 503) } } },
+    async (req) => manager().get(req.params.camera_id),
+  );
+
+  app.delete<{ Params: IdParams }>(
+    '/api/v1/video/cameras/:camera_id',
+    {
+      schema: { tags, summary: 'Remove a camera with its rules and counts', params: CameraIdParams, response: { 200: RemovedCamera, ...errorResponses(404, 503) } },
+    },
+    async (req) => {
+      await manager().remove(req.params.camera_id);
+      return { removed: req.params.camera_id };
+    },
+  );
+
+  app.get<{ Params: IdParams }>(
+    '/api/v1/video/cameras/:camera_id/snapshot',
+    {
+      schema: {
+        tags,
+        summary: 'Latest frame as image/jpeg (at the detector resolution); 404 when the camera is unknown or has no frame',
+        params: CameraIdParams,
+        response: errorResponses(404, 503),
+      },
+    },
+    async (req, reply) => reply.type('image/jpeg').header('cache-control', 'no-store').send(await manager().snapshot(req.params.camera_id)),
+  );
+
+  // ---- lines ----
+  app.post<{ Params: IdParams; Body: Static<typeof CreateLineBody> }>(
+    '/api/v1/video/cameras/:camera_id/lines',
+    {
+      schema: { tags, summary: 'Add a counting line', params: CameraIdParams, body: CreateLineBody, response: { 201: LineSchema, ...errorResponses(400, 404, 409, 503) } },
+    },
+    async (req, reply) => {
+      const { points, ...rest } = req.body;
+      const view = await manager().addRule(req.params.camera_id, 'line', { ...rest, points: points as NormPoint[] });
+      return reply.status(201).send(ruleBody(view));
+    },
+  );
+  app.get<{ Params: IdParams }>(
+    '/api/v1/video/cameras/:camera_id/lines',
+    { schema: { tags, summary: 'Counting lines with their counts', params: CameraIdParams, response: { 200: { type: 'array', items: LineSchema }, ...errorResponses(404, 503) } } },
+    async (req) => manager().rules(req.params.camera_id, 'line').map(ruleBody),
+  );
+  app.delete<{ Params: RParams }>(
+    '/api/v1/video/cameras/:camera_id/lines/:rule_id',
+    { schema: { tags, summary: 'Delete a counting line and its counts', params: RuleParams, response: { 200: RemovedRule, ...errorResponses(404, 503) } } },
+    async (req) => {
+      await manager().removeRule(req.params.camera_id, 'line', req.params.rule_id);
+      return { removed: req.params.rule_id };
+    },
+  );
+
+  // ---- zones ----
+  app.post<{ Params: IdParams; Body: Static<typeof CreateZoneBody> }>(
+    '/api/v1/video/cameras/:camera_id/zones',
+    {
+      schema: { tags, summary: 'Add a polygon zone', params: CameraIdParams, body: CreateZoneBody, response: { 201: ZoneSchema, ...errorResponses(400, 404, 409, 503) } },
+    },
+    async (req, reply) => {
+      const { points, ...rest } = req.body;
+      const view = await manager().addRule(req.params.camera_id, 'zone', { ...rest, points: points as NormPoint[] });
+      return reply.status(201).send(ruleBody(view));
+    },
+  );
+  app.get<{ Params: IdParams }>(
+    '/api/v1/video/cameras/:camera_id/zones',
+    { schema: { tags, summary: 'Zones with their counts', params: CameraIdParams, response: { 200: { type: 'array', items: ZoneSchema }, ...errorResponses(404, 503) } } },
+    async (req) => manager().rules(req.params.camera_id, 'zone').map(ruleBody),
+  );
+  app.delete<{ Params: RParams }>(
+    '/api/v1/video/cameras/:camera_id/zones/:rule_id',
+    { schema: { tags, summary: 'Delete a zone and its counts', params: RuleParams, response: { 200: RemovedRule, ...errorResponses(404, 503) } } },
+    async (req) => {
+      await manager().removeRule(req.params.camera_id, 'zone', req.params.rule_id);
+      return { removed: req.params.rule_id };
+    },
+  );
+
+  // ---- counts ----
+  const counts = (cameraId: string) => {
+    const rules = manager().rules(cameraId);
+    const t = trackingState();
+    return {
+      camera_id: cameraId,
+      tracking: t.tracking,
+      tracking_detail: t.detail,
+      lines: rules
+        .filter((r) => r.rule.type === 'line')
+        .map((r) => {
+          const rule = r.rule as Extract<RuleView['rule'], { type: 'line' }>;
+          const c = r.counts as LineCounts;
+          return { rule_id: rule.rule_id, name: rule.name, in_label: rule.in_label, out_label: rule.out_label, in: c.in, out: c.out };
+        }),
+      zones: rules
+        .filter((r) => r.rule.type === 'zone')
+        .map((r) => {
+          const c = r.counts as ZoneCounts;
+          return { rule_id: r.rule.rule_id, name: r.rule.name, entered: c.entered, exited: c.exited, occupancy: c.occupancy };
+        }),
+    };
+  };
+  app.get<{ Params: IdParams }>(
+    '/api/v1/video/cameras/:camera_id/counts',
+    { schema: { tags, summary: 'Counts of every line and zone of the camera', params: CameraIdParams, response: { 200: CountsResponse, ...errorResponses(404, 503) } } },
+    async (req) => counts(req.params.camera_id),
+  );
+  app.post<{ Params: IdParams; Body: Static<typeof ResetBody> | undefined }>(
+    '/api/v1/video/cameras/:camera_id/counts/reset',
+    {
+      schema: {
+        tags,
+        summary: 'Zero the in/out and entered/exited counts (all rules, or body.rule_id); occupancy is live and stays',
+        params: CameraIdParams,
+        body: ResetBody,
+        response: { 200: CountsResponse, ...errorResponses(400, 404, 503) },
+      },
+    },
+    async (req) => {
+      await manager().resetCounts(req.params.camera_id, req.body?.rule_id);
+      return counts(req.params.camera_id);
+    },
+  );
+}

@@ -1,0 +1,120 @@
+import { Type } from 'typebox';
+
+const ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
+
+export const CameraIdParams = Type.Object({ camera_id: Type.String({ description: 'Camera id' }) });
+export const RuleParams = Type.Object({ camera_id: Type.String(), rule_id: Type.String() });
+
+export const CreateCameraBody = Type.Object(
+  {
+    camera_id: Type.String({ minLength: 1, maxLength: 64, description: `Unique id (${ID_PATTERN}).` }),
+    source: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'rtsp:// or rtsps:// URL, absolute file path, or a v4l2 device index as a string ("0" is /dev/video0).',
+    }),
+    loop: Type.Optional(Type.Boolean({ description: 'File sources: start over at the end (default false: the camera ends).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CameraSchema = Type.Object({
+  camera_id: Type.String(),
+  source: Type.String({ description: 'The source; a password in an RTSP URL is shown as ***.' }),
+  is_running: Type.Boolean({ description: 'True while the stream is starting (at most video.watchdog_seconds) or frames arrive.' }),
+  fps: Type.Number({ description: 'Frames per second arriving from the source (after the max_fps limit), over the last 5 s.' }),
+  frame_count: Type.Integer({ description: 'Frames captured since the camera was added (or the daemon started).' }),
+  status: Type.Union(
+    ['starting', 'running', 'restarting', 'failed', 'ended', 'stopped'].map((s) => Type.Literal(s)),
+    { description: 'starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped.' },
+  ),
+  last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the stream last failed (credentials redacted); null while healthy.' }),
+  processed_fps: Type.Number({ description: 'Frames per second through person detection and tracking.' }),
+  decoder: Type.String({ description: 'cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson).' }),
+  loop: Type.Boolean(),
+});
+
+export const RemovedCamera = Type.Object({ removed: Type.String() });
+export const RemovedRule = Type.Object({ removed: Type.String() });
+
+const Point = Type.Array(Type.Number({ minimum: 0, maximum: 1 }), {
+  minItems: 2,
+  maxItems: 2,
+  description: '[x, y] as fractions of the frame width and height; [0,0] is the top-left corner.',
+});
+const Hysteresis = Type.Number({
+  minimum: 0,
+  maximum: 0.2,
+  description: 'Dead band around the line or zone edge, as a fraction of the frame diagonal (default 0.02): jitter inside it never counts.',
+});
+const RuleId = Type.String({ minLength: 1, maxLength: 64, description: `Optional id (${ID_PATTERN}); generated when omitted.` });
+
+export const CreateLineBody = Type.Object(
+  {
+    rule_id: Type.Optional(RuleId),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    points: Type.Array(Point, { minItems: 2, maxItems: 2, description: 'The two ends of the counting line, A then B.' }),
+    in_label: Type.Optional(
+      Type.String({ maxLength: 100, description: 'Name of the "in" direction: crossing from the left of A->B to its right as the image is seen (default "in").' }),
+    ),
+    out_label: Type.Optional(Type.String({ maxLength: 100, description: 'Name of the opposite direction (default "out").' })),
+    hysteresis: Type.Optional(Hysteresis),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateZoneBody = Type.Object(
+  {
+    rule_id: Type.Optional(RuleId),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    points: Type.Array(Point, { minItems: 3, maxItems: 64, description: 'Polygon corners in order (not self-crossing).' }),
+    hysteresis: Type.Optional(Hysteresis),
+  },
+  { additionalProperties: false },
+);
+
+const LineCountsSchema = Type.Object({ in: Type.Integer(), out: Type.Integer() });
+const ZoneCountsSchema = Type.Object({
+  entered: Type.Integer(),
+  exited: Type.Integer(),
+  occupancy: Type.Integer({ description: 'Tracked people inside now.' }),
+});
+
+export const LineSchema = Type.Object({
+  rule_id: Type.String(),
+  type: Type.Literal('line'),
+  name: Type.String(),
+  points: Type.Array(Type.Array(Type.Number())),
+  in_label: Type.String(),
+  out_label: Type.String(),
+  hysteresis: Type.Number(),
+  created_at: Type.String(),
+  counts: LineCountsSchema,
+});
+
+export const ZoneSchema = Type.Object({
+  rule_id: Type.String(),
+  type: Type.Literal('zone'),
+  name: Type.String(),
+  points: Type.Array(Type.Array(Type.Number())),
+  hysteresis: Type.Number(),
+  created_at: Type.String(),
+  counts: ZoneCountsSchema,
+});
+
+export const CountsResponse = Type.Object({
+  camera_id: Type.String(),
+  tracking: Type.Boolean({ description: 'False when person detection is unavailable: counts cannot move.' }),
+  tracking_detail: Type.String(),
+  lines: Type.Array(
+    Type.Object({ rule_id: Type.String(), name: Type.String(), in_label: Type.String(), out_label: Type.String(), in: Type.Integer(), out: Type.Integer() }),
+  ),
+  zones: Type.Array(
+    Type.Object({ rule_id: Type.String(), name: Type.String(), entered: Type.Integer(), exited: Type.Integer(), occupancy: Type.Integer() }),
+  ),
+});
+
+export const ResetBody = Type.Object(
+  { rule_id: Type.Optional(Type.String({ description: 'Reset only this rule (default: every rule of the camera).' })) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,165 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { LineCounter } from '../../src/modules/video/counting/line-counter.js';
+import { ZoneCounter } from '../../src/modules/video/counting/zone-counter.js';
+import { CameraCounting } from '../../src/modules/video/counting/camera-counting.js';
+import { makeLine, makeZone } from '../../src/modules/video/counting/rules.js';
+import { insidePolygon, pathCrossesSegment, selfIntersects, signedDistance } from '../../src/modules/video/counting/geometry.js';
+import { AppError } from '../../src/core/errors.js';
+import type { TrackedPerson } from '../../src/modules/person/bytetrack.js';
+
+/** A horizontal line y=100 from x=0 to x=200; "in" is downward (left of A->B to its right). */
+const line = () => new LineCounter([0, 100], [200, 100], 5);
+
+describe('geometry', () => {
+  it('right of A->B as the image is seen is positive', () => {
+    assert.ok(signedDistance([0, 100], [200, 100], [50, 150]) > 0);
+    assert.ok(signedDistance([0, 100], [200, 100], [50, 50]) < 0);
+    assert.equal(Math.round(signedDistance([0, 100], [200, 100], [50, 150])), 50);
+  });
+  it('path/segment crossing, polygon tests', () => {
+    assert.ok(pathCrossesSegment([50, 90], [50, 110], [0, 100], [200, 100]));
+    assert.ok(!pathCrossesSegment([250, 90], [250, 110], [0, 100], [200, 100]));
+    assert.ok(pathCrossesSegment([203, 90], [203, 110], [0, 100], [200, 100], 5));
+    const sq = [
+      [0, 0],
+      [10, 0],
+      [10, 10],
+      [0, 10],
+    ] as const;
+    assert.ok(insidePolygon([5, 5], sq));
+    assert.ok(!insidePolygon([15, 5], sq));
+    assert.ok(selfIntersects([[0, 0], [10, 10], [10, 0], [0, 10]]));
+    assert.ok(!selfIntersects(sq));
+  });
+});
+
+describe('line counter', () => {
+  it('counts a walk across once, with its direction', () => {
+    const c = line();
+    const ys = [60, 80, 95, 100, 104, 110, 130];
+    const out = ys.map((y) => c.observe(1, [50, y]));
+    assert.deepEqual(out.filter(Boolean), ['in']);
+    const back = [110, 90, 70].map((y) => c.observe(1, [50, y]));
+    assert.deepEqual(back.filter(Boolean), ['out']);
+  });
+
+  it('jitter on the line never double-counts (hysteresis)', () => {
+    const c = line();
+    c.observe(1, [50, 80]);
+    const results: (string | null)[] = [];
+    // a person standing on the line, anchor jittering +-4 px for 200 frames
+    for (let i = 0; i < 200; i++) results.push(c.observe(1, [50, 100 + (i % 2 ? 4 : -4)]));
+    assert.deepEqual(results.filter(Boolean), []);
+    // jitter that does leave the band counts each real crossing, no more
+    results.length = 0;
+    results.push(c.observe(1, [50, 120]));
+    for (let i = 0; i < 10; i++) results.push(c.observe(1, [50, 100 + (i % 2 ? 3 : -3)]));
+    results.push(c.observe(1, [50, 120]));
+    assert.deepEqual(results.filter(Boolean), ['in']);
+  });
+
+  it('walking round the end of the line and appearing on a side count nothing', () => {
+    const c = line();
+    c.observe(1, [250, 80]);
+    assert.equal(c.observe(1, [250, 120]), null);
+    // a track first seen below the line (new id after an id switch) has no previous side
+    assert.equal(c.observe(2, [50, 130]), null);
+    assert.equal(c.observe(2, [50, 150]), null);
+  });
+
+  it('forgets dropped tracks', () => {
+    const c = line();
+    c.observe(1, [50, 80]);
+    c.forget(1);
+    assert.equal(c.observe(1, [50, 130]), null);
+    assert.equal(c.trackedCount, 1);
+  });
+});
+
+describe('zone counter', () => {
+  const square = () =>
+    new ZoneCounter(
+      [
+        [100, 100],
+        [200, 100],
+        [200, 200],
+        [100, 200],
+      ],
+      5,
+    );
+  it('entered, exited and occupancy with hysteresis at the edge', () => {
+    const z = square();
+    assert.equal(z.observe(1, [50, 150]), null);
+    assert.deepEqual(z.observe(1, [150, 150]), { kind: 'entered', how: 'crossed' });
+    assert.equal(z.occupancy, 1);
+    // jitter across the edge within the band changes nothing
+    for (const x of [197, 203, 198, 202]) assert.equal(z.observe(1, [x, 150]), null);
+    assert.deepEqual(z.observe(1, [250, 150]), { kind: 'exited', how: 'crossed' });
+    assert.equal(z.occupancy, 0);
+  });
+  it('a track appearing inside entered; one dropped inside exited', () => {
+    const z = square();
+    assert.deepEqual(z.observe(7, [150, 150]), { kind: 'entered', how: 'appeared' });
+    assert.equal(z.occupancy, 1);
+    assert.deepEqual(z.lost(7), { kind: 'exited', how: 'lost' });
+    assert.equal(z.lost(8), null);
+    assert.equal(z.occupancy, 0);
+  });
+});
+
+describe('camera counting', () => {
+  const person = (trackId: number, cx: number, bottom: number): TrackedPerson => ({ trackId, x1: cx - 10, x2: cx + 10, y1: bottom - 50, y2: bottom, score: 0.9, hits: 5 });
+  it('turns tracks into line_crossed / person_entered / person_exited with counts', () => {
+    const c = new CameraCounting();
+    c.setRule(makeLine({ rule_id: 'door', points: [[0, 0.5], [1, 0.5]], in_label: 'enter', out_label: 'leave', hysteresis: 0.01 }));
+    c.setRule(makeZone({ rule_id: 'desk', points: [[0.6, 0.6], [0.9, 0.6], [0.9, 0.9], [0.6, 0.9]], hysteresis: 0.01 }));
+    const events = [];
+    // 400x400 frame; track 3 walks down from y=100 to y=300 at x=300 (into the zone)
+    for (let y = 100; y <= 320; y += 20) events.push(...c.process([person(3, 300, y)], [], 400, 400));
+    events.push(...c.process([], [3], 400, 400));
+    assert.deepEqual(
+      events.map((e) => [e.type, e.data.rule_id, e.data.track_id]),
+      [
+        ['line_crossed', 'door', 3],
+        ['person_entered', 'desk', 3],
+        ['person_exited', 'desk', 3],
+      ],
+    );
+    const crossed = events[0]!.data as { direction: string; direction_label: string; counts: unknown };
+    assert.equal(crossed.direction, 'in');
+    assert.equal(crossed.direction_label, 'enter');
+    assert.deepEqual(crossed.counts, { in: 1, out: 0 });
+    assert.deepEqual(events[2]!.data.counts, { entered: 1, exited: 1, occupancy: 0 });
+    assert.equal(events[2]!.data.how, 'lost');
+    assert.deepEqual(c.countsOf('door'), { in: 1, out: 0 });
+    c.reset();
+    assert.deepEqual(c.countsOf('door'), { in: 0, out: 0 });
+    assert.deepEqual(c.storedCounts('desk'), { entered: 0, exited: 0 });
+  });
+
+  it('restores stored counts', () => {
+    const c = new CameraCounting();
+    c.setRule(makeLine({ rule_id: 'l', points: [[0, 0.5], [1, 0.5]] }), { in: 4, out: 2 });
+    assert.deepEqual(c.countsOf('l'), { in: 4, out: 2 });
+  });
+});
+
+describe('rule validation', () => {
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return (err as AppError).code;
+    }
+    return 'none';
+  };
+  it('rejects degenerate or out-of-frame geometry', () => {
+    assert.equal(code(() => makeLine({ points: [[0.5, 0.5], [0.5, 0.5]] })), 'INVALID_POINTS');
+    assert.equal(code(() => makeLine({ points: [[0.5, 0.5], [1.5, 0.5]] })), 'INVALID_POINTS');
+    assert.equal(code(() => makeZone({ points: [[0, 0], [1, 1], [0.5, 0.5]] })), 'INVALID_POINTS');
+    assert.equal(code(() => makeZone({ points: [[0, 0], [1, 1], [1, 0], [0, 1]] })), 'INVALID_POINTS');
+    assert.equal(code(() => makeLine({ rule_id: 'bad id!', points: [[0, 0], [1, 1]] })), 'INVALID_ID');
+    assert.equal(makeLine({ points: [[0, 0], [1, 1]] }).in_label, 'in');
+  });
+});
