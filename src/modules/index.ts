@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import face from './face/plugin.js';
+import document from './document/plugin.js';
 import person from './person/plugin.js';
 import liveness from './liveness/plugin.js';
 import video from './video/plugin.js';
@@ -11,4 +12,4 @@ import admin from './admin/routes.js';
  * Module plugins in start order (stop runs in reverse). Events come before the
  * producers' traffic starts; admin last so it can read everyone's status.
  */
-export const MODULE_PLUGINS: FastifyPluginAsync[] = [events, face, person, liveness, identity, video, admin];
+export const MODULE_PLUGINS: FastifyPluginAsync[] = [events, face, document, person, liveness, identity, video, admin];

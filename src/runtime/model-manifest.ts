@@ -33,3 +33,20 @@ export function modelManifest(): Map<string, ManifestEntry> {
   }
   return cached;
 }
+
+/** A data file that travels with the models (an OCR dictionary): fetched and sha256-checked like them. */
+export interface DataFileEntry {
+  name: string;
+  file: string;
+  sha256: string;
+  bytes: number;
+  task: string;
+  license: string;
+  origin: string;
+  upstream_url: string;
+}
+
+export function dataFileEntry(name: string): DataFileEntry | undefined {
+  const raw = JSON.parse(readFileSync(join(packageRoot(), 'models', 'manifest.json'), 'utf8')) as { data_files?: DataFileEntry[] };
+  return raw.data_files?.find((d) => d.name === name);
+}

@@ -1,0 +1,200 @@
+import type { VigilConfig } from '../../config/schema.js';
+import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.js';
+import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
+import type { AnalyzedFace, FaceService } from '../face/face-service.js';
+import { findOutline, rectify } from './document-outline.js';
+import { quadBbox, type Point, type Quad } from './geometry.js';
+import type { MrzResult } from './mrz-parser.js';
+import { MrzReader, type MrzReading } from './mrz-reader.js';
+import { DET_MAX_SIDE, OcrEngine, workingCopy, type KnownLine, type OcrSessions, type UprightPage } from './ocr-engine.js';
+import type { CV } from './opencv.js';
+import type { DocumentVerifyResult, OcrResult } from './schema.js';
+import { unrotatePoint } from './text-orientation.js';
+
+/** A page made ready for reading, and the way back to the upload's pixel coordinates. */
+interface Prepared {
+  page: UprightPage;
+  toUpload: (p: Point) => Point;
+  outlineFound: boolean;
+}
+
+export interface ScanOutcome {
+  detected: boolean;
+  ocr: OcrResult;
+  mrz: MrzResult | null;
+  has_face: boolean;
+}
+
+/** Detector input side of the first /mrz pass (the full pass uses DET_MAX_SIDE, 960). */
+const MRZ_FAST_DET_SIDE = 736;
+
+const r2 = (v: number) => Math.round(v * 100) / 100;
+const r4 = (v: number) => Math.round(v * 10000) / 10000;
+
+/**
+ * The document module's work: OCR, MRZ reading, full scans (outline, rectify, OCR,
+ * MRZ, portrait) and document-portrait vs selfie verification. Every step is an
+ * onnxruntime or libvips call (async) or a short OpenCV.js call on one line crop
+ * or a 480-pixel thumbnail, so the event loop is never held for long.
+ */
+export class DocumentService {
+  private readonly engine: OcrEngine;
+  private readonly mrzReader: MrzReader;
+
+  constructor(
+    private readonly cv: CV,
+    sessions: OcrSessions,
+    dictionary: string[],
+    private readonly config: VigilConfig['document'],
+    private readonly faces: () => FaceService | undefined,
+  ) {
+    this.engine = new OcrEngine(cv, sessions, dictionary);
+    this.mrzReader = new MrzReader(this.engine);
+  }
+
+  /** Working copy, optional outline rectification, upright page; with the inverse mapping. */
+  private async prepare(img: RgbImage, rectifyOutline: boolean, detSide = DET_MAX_SIDE): Promise<Prepared> {
+    const { image, scale } = await workingCopy(img);
+    let pageImg = image;
+    let toWorking = (p: Point): Point => p;
+    let outlineFound = false;
+    if (rectifyOutline) {
+      const outline = await findOutline(this.cv, image);
+      if (outline) {
+        const flat = rectify(this.cv, image, outline.quad);
+        pageImg = flat.image;
+        toWorking = flat.toSource;
+        outlineFound = true;
+      }
+    }
+    const page = await this.engine.upright(pageImg, detSide);
+    const w = pageImg.width;
+    const h = pageImg.height;
+    const toUpload = (p: Point): Point => {
+      const q = toWorking(unrotatePoint(p, page.turns, w, h));
+      return { x: q.x / scale, y: q.y / scale };
+    };
+    return { page, toUpload, outlineFound };
+  }
+
+  private bboxInUpload(quad: Quad, prep: Prepared, img: RgbImage): [number, number, number, number] {
+    const [x1, y1, x2, y2] = quadBbox(quad.map(prep.toUpload) as Quad);
+    const cx = (v: number) => r2(Math.min(Math.max(v, 0), img.width));
+    const cy = (v: number) => r2(Math.min(Math.max(v, 0), img.height));
+    return [cx(x1), cy(y1), cx(x2), cy(y2)];
+  }
+
+  private async readText(prep: Prepared, img: RgbImage, known: KnownLine[] = []): Promise<OcrResult> {
+    const page = await this.engine.read(prep.page, known);
+    return {
+      full_text: page.full_text,
+      lines: page.lines.map((l) => ({ text: l.text, bbox: this.bboxInUpload(l.quad, prep, img), confidence: r4(l.confidence) })),
+      confidence: r4(page.confidence),
+    };
+  }
+
+  async ocr(img: RgbImage): Promise<OcrResult> {
+    if (!this.config.enable_ocr) throw featureDisabled('OCR', 'enable_ocr');
+    return this.readText(await this.prepare(img, false), img);
+  }
+
+  /** The MRZ, or 422 NO_MRZ. */
+  async mrz(img: RgbImage): Promise<MrzResult> {
+    if (!this.config.enable_mrz) throw featureDisabled('MRZ reading', 'enable_mrz');
+    // A first pass with a smaller detector input finds most zones (MRZ rows are the
+    // page's largest text) at about 60% of the detector's cost; the full pass follows if not.
+    const fast = await this.mrzReader.read((await this.prepare(img, true, MRZ_FAST_DET_SIDE)).page);
+    let reading = fast;
+    if (!fast?.parsed.result.check_digits_valid) {
+      const full = (await this.readMrz(img, await this.prepare(img, true)))?.reading;
+      if (full && (!fast || mrzScore(full) >= mrzScore(fast))) reading = full;
+    }
+    if (!reading) throw new UnprocessableError('NO_MRZ', 'no machine-readable zone was found in "image"', { field: 'image' });
+    return reading.parsed.result;
+  }
+
+  /**
+   * The MRZ on the prepared page, else on the whole photo when an outline was
+   * rectified: a card photographed front above back outlines the front, and the
+   * zone is on the back.
+   */
+  private async readMrz(img: RgbImage, prep: Prepared): Promise<{ reading: MrzReading; prep: Prepared } | undefined> {
+    const reading = await this.mrzReader.read(prep.page);
+    if (reading) return { reading, prep };
+    if (!prep.outlineFound) return undefined;
+    const whole = await this.prepare(img, false);
+    const again = await this.mrzReader.read(whole.page);
+    return again ? { reading: again, prep: whole } : undefined;
+  }
+
+  async scan(img: RgbImage): Promise<ScanOutcome> {
+    const prep = await this.prepare(img, true);
+    const found = this.config.enable_mrz ? await this.readMrz(img, prep) : undefined;
+    const reading = found?.reading;
+    const mrz = reading?.parsed.result ?? null;
+    // The MRZ rows are already read (over the MRZ alphabet, repaired): OCR takes them as they
+    // are, when they were read on the page the OCR reads.
+    const known =
+      reading && found.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
+    const ocr = this.config.enable_ocr ? await this.readText(prep, img, known) : { full_text: '', lines: [], confidence: 0 };
+    let has_face = false;
+    if (this.config.enable_face_extraction) has_face = (await this.documentFace(prep.page.image, false)) !== undefined;
+    return { detected: prep.outlineFound || mrz !== null, ocr, mrz, has_face };
+  }
+
+  private faceService(): FaceService {
+    const fs = this.faces();
+    if (!fs) throw new ServiceUnavailableError('FACE_UNAVAILABLE', 'the face module is not running; document portraits cannot be analysed');
+    return fs;
+  }
+
+  /**
+   * The document's portrait: the largest face on the page (small images enlarged by
+   * the face service), else on the left half, where ICAO layouts put the portrait,
+   * enlarged twice so a small portrait reaches the detector's working size.
+   */
+  private async documentFace(img: RgbImage, embed: boolean): Promise<AnalyzedFace | undefined> {
+    const fs = this.faceService();
+    const opts = { embed, quality: false, liveness: false, maxFaces: 1, minFaceUpscale: true };
+    const [face] = await fs.analyze(img, opts);
+    if (face) return face;
+    const half = Math.max(1, Math.round(img.width / 2));
+    const { data, info } = await sharpFromRgb(img)
+      .extract({ left: 0, top: 0, width: half, height: img.height })
+      .resize(half * 2, img.height * 2, { kernel: 'lanczos3' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const [zoomed] = await fs.analyze({ data, width: info.width, height: info.height }, opts);
+    if (!zoomed) return undefined;
+    const d = zoomed.result.detection;
+    const back = (v: number) => r2(v / 2);
+    return {
+      embedding: zoomed.embedding,
+      result: {
+        ...zoomed.result,
+        detection: { ...d, bbox: d.bbox.map(back) as typeof d.bbox, face_size: back(d.face_size), landmarks: d.landmarks.map(([x, y]) => [back(x), back(y)]) },
+      },
+    };
+  }
+
+  async verify(document: RgbImage, selfie: RgbImage, threshold: number): Promise<DocumentVerifyResult> {
+    if (!this.config.enable_face_extraction) throw featureDisabled('document portrait extraction', 'enable_face_extraction');
+    const fs = this.faceService();
+    const docFace = await this.documentFace(document, true);
+    if (!docFace?.embedding) throw new UnprocessableError('NO_FACE', 'no face found in "document"', { field: 'document' });
+    const selfieFace = await fs.largest(selfie, 'selfie', { quality: false, liveness: false });
+    const similarity = fs.similarity(docFace.embedding, selfieFace.embedding!);
+    // The spec: in document verify, quality, demographics and liveness are null.
+    const plain = (f: AnalyzedFace) => ({ ...f.result, quality: null, demographics: null, liveness: null });
+    return { is_match: similarity >= threshold, similarity, face1: plain(docFace), face2: plain(selfieFace) };
+  }
+}
+
+/** Share of check digits that hold, then confidence. */
+function mrzScore(r: MrzReading): number {
+  return r.parsed.checks.filter((c) => c.valid).length / Math.max(1, r.parsed.checks.length) + 0.01 * r.confidence;
+}
+
+function featureDisabled(what: string, key: string): ServiceUnavailableError {
+  return new ServiceUnavailableError('FEATURE_DISABLED', `${what} is disabled in the configuration (document.${key}: false)`, { setting: `document.${key}` });
+}

@@ -1,0 +1,53 @@
+/** Plain geometry on image coordinates, shared by detection, cropping and reading order. */
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** Four corners clockwise from the top-left of the text: [tl, tr, br, bl]. */
+export type Quad = [Point, Point, Point, Point];
+
+export function dist(a: Point, b: Point): number {
+  return Math.hypot(a.x - b.x, a.y - b.y);
+}
+
+/** Width along the reading direction and height across it. */
+export function quadSize(q: Quad): { width: number; height: number } {
+  return {
+    width: Math.max(dist(q[0], q[1]), dist(q[3], q[2])),
+    height: Math.max(dist(q[0], q[3]), dist(q[1], q[2])),
+  };
+}
+
+/** Axis-aligned [x1, y1, x2, y2] around a quad. */
+export function quadBbox(q: Quad): [number, number, number, number] {
+  const xs = q.map((p) => p.x);
+  const ys = q.map((p) => p.y);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
+export function quadCenter(q: Quad): Point {
+  return { x: (q[0].x + q[1].x + q[2].x + q[3].x) / 4, y: (q[0].y + q[1].y + q[2].y + q[3].y) / 4 };
+}
+
+/**
+ * Orders four corners as PaddleOCR's get_mini_boxes does: the two leftmost points
+ * give the top-left (smaller y) and bottom-left, the two rightmost the top-right and
+ * bottom-right.
+ */
+export function orderQuad(points: Point[]): Quad {
+  const byX = [...points].sort((a, b) => a.x - b.x);
+  const [l0, l1, r0, r1] = byX as [Point, Point, Point, Point];
+  const [tl, bl] = l0.y <= l1.y ? [l0, l1] : [l1, l0];
+  const [tr, br] = r0.y <= r1.y ? [r0, r1] : [r1, r0];
+  return [tl, tr, br, bl];
+}
+
+export function scaleQuad(q: Quad, sx: number, sy: number): Quad {
+  return q.map((p) => ({ x: p.x * sx, y: p.y * sy })) as Quad;
+}
+
+export function clampQuad(q: Quad, width: number, height: number): Quad {
+  return q.map((p) => ({ x: Math.min(Math.max(p.x, 0), width - 1), y: Math.min(Math.max(p.y, 0), height - 1) })) as Quad;
+}

@@ -1,0 +1,81 @@
+import type { RgbImage } from '../../core/image-decode.js';
+import { quadSize, type Quad } from './geometry.js';
+import type { CV } from './opencv.js';
+
+type Mat = InstanceType<CV['Mat']>;
+
+/** An RGB crop, already at the recogniser's height. */
+export interface LineImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** Copies an RgbImage into an OpenCV matrix (the caller deletes it). */
+export function matFromRgb(cv: CV, img: RgbImage): Mat {
+  const mat = new cv.Mat(img.height, img.width, cv.CV_8UC3);
+  mat.data.set(img.data);
+  return mat;
+}
+
+export interface CropOptions {
+  /** Output height in pixels (the recogniser's 48). */
+  height: number;
+  /** Horizontal stretch applied after scaling to `height` (1 = keep the aspect ratio). */
+  stretch?: number;
+  /** Crops taller than this multiple of their width are turned upright (vertical text). */
+  rotateTallerThan?: number;
+}
+
+/**
+ * Cuts a text quad out of the image with a perspective warp straight to the
+ * recogniser's height (PaddleOCR's get_rotate_crop_image followed by its resize),
+ * so tilted lines come out level. Text much smaller than the target is warped at
+ * its own size first and then shrunk with area averaging instead of point sampling.
+ */
+export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineImage {
+  let { width: qw, height: qh } = quadSize(quad);
+  qw = Math.max(1, qw);
+  qh = Math.max(1, qh);
+  let corners = quad;
+  if (qh / qw >= (opts.rotateTallerThan ?? 1.5)) {
+    // Vertical text: read it as if turned 90 degrees counter-clockwise (np.rot90 in PaddleOCR).
+    corners = [quad[1], quad[2], quad[3], quad[0]];
+    [qw, qh] = [qh, qw];
+  }
+  const outH = opts.height;
+  const outW = Math.max(1, Math.round((outH * qw * (opts.stretch ?? 1)) / qh));
+  const shrink = qh > outH * 1.5;
+  const warpW = shrink ? Math.round(qw) : outW;
+  const warpH = shrink ? Math.round(qh) : outH;
+  const srcPts = cv.matFromArray(4, 1, cv.CV_32FC2, corners.flatMap((p) => [p.x, p.y]));
+  const dstPts = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, warpW, 0, warpW, warpH, 0, warpH]);
+  const m = cv.getPerspectiveTransform(srcPts, dstPts);
+  const warped = new cv.Mat();
+  const out = new cv.Mat();
+  try {
+    cv.warpPerspective(src, warped, m, new cv.Size(warpW, warpH), cv.INTER_CUBIC, cv.BORDER_REPLICATE, new cv.Scalar());
+    if (shrink) cv.resize(warped, out, new cv.Size(outW, outH), 0, 0, cv.INTER_AREA);
+    const final = shrink ? out : warped;
+    return { data: new Uint8Array(final.data), width: final.cols, height: final.rows };
+  } finally {
+    srcPts.delete();
+    dstPts.delete();
+    m.delete();
+    warped.delete();
+    out.delete();
+  }
+}
+
+/** The crop turned 180 degrees (for lines the orientation classifier finds upside down). */
+export function rotate180(line: LineImage): LineImage {
+  const out = new Uint8Array(line.data.length);
+  const n = line.width * line.height;
+  for (let i = 0; i < n; i++) {
+    const j = (n - 1 - i) * 3;
+    out[i * 3] = line.data[j]!;
+    out[i * 3 + 1] = line.data[j + 1]!;
+    out[i * 3 + 2] = line.data[j + 2]!;
+  }
+  return { data: out, width: line.width, height: line.height };
+}

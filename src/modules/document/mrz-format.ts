@@ -1,0 +1,192 @@
+/**
+ * ICAO Doc 9303 machine-readable zone layouts: where each field sits, which
+ * characters it may hold, and which ranges each check digit covers.
+ */
+
+/** The 37 characters an MRZ may contain, in a fixed order (used as class indices). */
+export const MRZ_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
+
+/**
+ * Character classes: A letters and filler, N digits, X letters, digits and filler,
+ * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one).
+ */
+export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C';
+
+export type FormatName = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB';
+
+export interface Span {
+  line: number;
+  start: number;
+  /** Exclusive. */
+  end: number;
+}
+
+export interface CheckDef {
+  name: 'doc' | 'dob' | 'exp' | 'pers' | 'comp';
+  data: Span[];
+  digit: { line: number; pos: number };
+  /** The check digit may be a filler when the data is all fillers (TD3 personal number). */
+  fillerWhenEmpty?: boolean;
+}
+
+export interface FormatDef {
+  name: FormatName;
+  lines: number;
+  length: number;
+  /** Field name -> span. */
+  fields: Record<string, Span>;
+  /** One class per character of each line. */
+  classes: CharClass[][];
+  checks: CheckDef[];
+}
+
+const s = (line: number, start: number, end: number): Span => ({ line, start, end });
+
+function classes(lines: number, length: number, spans: [Span, CharClass][]): CharClass[][] {
+  const out = Array.from({ length: lines }, () => new Array<CharClass>(length).fill('X'));
+  for (const [span, cls] of spans) for (let i = span.start; i < span.end; i++) out[span.line]![i] = cls;
+  return out;
+}
+
+/** TD3 passports and MRV-A visas share a 2 x 44 layout up to position 28 of line 2. */
+function twoLine(name: FormatName, length: 44 | 36): FormatDef {
+  const visa = name === 'MRVA' || name === 'MRVB';
+  const fields: Record<string, Span> = {
+    document_code: s(0, 0, 2),
+    issuing_country: s(0, 2, 5),
+    names: s(0, 5, length),
+    document_number: s(1, 0, 9),
+    nationality: s(1, 10, 13),
+    date_of_birth: s(1, 13, 19),
+    sex: s(1, 20, 21),
+    expiry_date: s(1, 21, 27),
+  };
+  const checks: CheckDef[] = [
+    { name: 'doc', data: [s(1, 0, 9)], digit: { line: 1, pos: 9 } },
+    { name: 'dob', data: [s(1, 13, 19)], digit: { line: 1, pos: 19 } },
+    { name: 'exp', data: [s(1, 21, 27)], digit: { line: 1, pos: 27 } },
+  ];
+  const cls: [Span, CharClass][] = [
+    [s(0, 0, 1), 'A'],
+    // The second code character is issuer-defined (US cards print C1, for one).
+    [s(0, 1, 2), 'X'],
+    [s(0, 2, 5), 'A'],
+    [s(0, 5, length), 'A'],
+    [s(1, 0, 9), 'X'],
+    [s(1, 9, 10), 'C'],
+    [s(1, 10, 13), 'A'],
+    [s(1, 13, 19), 'N'],
+    [s(1, 19, 20), 'C'],
+    [s(1, 20, 21), 'S'],
+    [s(1, 21, 27), 'N'],
+    [s(1, 27, 28), 'C'],
+  ];
+  if (visa) {
+    fields.optional_data = s(1, 28, length);
+  } else if (length === 44) {
+    fields.optional_data = s(1, 28, 42);
+    checks.push({ name: 'pers', data: [s(1, 28, 42)], digit: { line: 1, pos: 42 }, fillerWhenEmpty: true });
+    checks.push({ name: 'comp', data: [s(1, 0, 10), s(1, 13, 20), s(1, 21, 43)], digit: { line: 1, pos: 43 } });
+    cls.push([s(1, 42, 44), 'C']);
+  } else {
+    fields.optional_data = s(1, 28, 35);
+    checks.push({ name: 'comp', data: [s(1, 0, 10), s(1, 13, 20), s(1, 21, 35)], digit: { line: 1, pos: 35 } });
+    cls.push([s(1, 35, 36), 'C']);
+  }
+  return { name, lines: 2, length, fields, classes: classes(2, length, cls), checks };
+}
+
+function td1(): FormatDef {
+  const fields: Record<string, Span> = {
+    document_code: s(0, 0, 2),
+    issuing_country: s(0, 2, 5),
+    document_number: s(0, 5, 14),
+    optional_data: s(0, 15, 30),
+    date_of_birth: s(1, 0, 6),
+    sex: s(1, 7, 8),
+    expiry_date: s(1, 8, 14),
+    nationality: s(1, 15, 18),
+    optional_data_2: s(1, 18, 29),
+    names: s(2, 0, 30),
+  };
+  const checks: CheckDef[] = [
+    { name: 'doc', data: [s(0, 5, 14)], digit: { line: 0, pos: 14 } },
+    { name: 'dob', data: [s(1, 0, 6)], digit: { line: 1, pos: 6 } },
+    { name: 'exp', data: [s(1, 8, 14)], digit: { line: 1, pos: 14 } },
+    { name: 'comp', data: [s(0, 5, 30), s(1, 0, 7), s(1, 8, 15), s(1, 18, 29)], digit: { line: 1, pos: 29 } },
+  ];
+  const cls: [Span, CharClass][] = [
+    [s(0, 0, 1), 'A'],
+    [s(0, 1, 2), 'X'],
+    [s(0, 2, 5), 'A'],
+    [s(0, 5, 14), 'X'],
+    [s(0, 14, 15), 'C'],
+    [s(1, 0, 6), 'N'],
+    [s(1, 6, 7), 'C'],
+    [s(1, 7, 8), 'S'],
+    [s(1, 8, 14), 'N'],
+    [s(1, 14, 15), 'C'],
+    [s(1, 15, 18), 'A'],
+    [s(1, 29, 30), 'C'],
+    [s(2, 0, 30), 'A'],
+  ];
+  return { name: 'TD1', lines: 3, length: 30, fields, classes: classes(3, 30, cls), checks };
+}
+
+export const FORMATS: Record<FormatName, FormatDef> = {
+  TD1: td1(),
+  TD2: twoLine('TD2', 36),
+  TD3: twoLine('TD3', 44),
+  MRVA: twoLine('MRVA', 44),
+  MRVB: twoLine('MRVB', 36),
+};
+
+/** Layouts a zone of this many lines of this length can have (visas are told apart by their 'V' code). */
+export function formatsFor(lines: number, length: number): FormatDef[] {
+  return Object.values(FORMATS).filter((f) => f.lines === lines && f.length === length);
+}
+
+/** Value of an MRZ character in the 7-3-1 check digit: digits as such, A=10..Z=35, filler 0. */
+export function charValue(c: string): number {
+  if (c >= '0' && c <= '9') return c.charCodeAt(0) - 48;
+  if (c >= 'A' && c <= 'Z') return c.charCodeAt(0) - 55;
+  return 0;
+}
+
+const WEIGHTS = [7, 3, 1];
+
+/** ICAO 9303 check digit of a string (weights 7, 3, 1 repeating, sum mod 10). */
+export function checkDigit(data: string): number {
+  let sum = 0;
+  for (let i = 0; i < data.length; i++) sum += charValue(data[i]!) * WEIGHTS[i % 3]!;
+  return sum % 10;
+}
+
+export function spanText(lines: string[], span: Span): string {
+  return (lines[span.line] ?? '').slice(span.start, span.end);
+}
+
+/** Whether a check holds on these lines (a filler check digit counts as 0 where ICAO allows it). */
+export function checkHolds(lines: string[], check: CheckDef): boolean {
+  const data = check.data.map((sp) => spanText(lines, sp)).join('');
+  const d = (lines[check.digit.line] ?? '')[check.digit.pos];
+  if (d === undefined) return false;
+  if (d === '<') return check.fillerWhenEmpty === true && /^<*$/.test(data);
+  return d >= '0' && d <= '9' && Number(d) === checkDigit(data);
+}
+
+/** Characters a class admits. */
+export function classAllows(cls: CharClass, c: string): boolean {
+  switch (cls) {
+    case 'A':
+      return (c >= 'A' && c <= 'Z') || c === '<';
+    case 'N':
+      return c >= '0' && c <= '9';
+    case 'S':
+      return c === 'M' || c === 'F' || c === 'X' || c === '<';
+    case 'C':
+      return (c >= '0' && c <= '9') || c === '<';
+    case 'X':
+      return MRZ_ALPHABET.includes(c);
+  }
+}

@@ -1,0 +1,117 @@
+import { quadBbox, quadSize, type Point, type Quad } from './geometry.js';
+import type { TextBox } from './text-detector.js';
+
+/**
+ * Finds where a machine-readable zone can be on an upright page, from the text
+ * boxes alone: 2 or 3 long rows of equal height, stacked at a regular pitch and
+ * aligned on the left (ICAO prints them in one fixed-pitch block).
+ */
+
+export interface Row {
+  quad: Quad;
+  height: number;
+  x1: number;
+  x2: number;
+  cy: number;
+}
+
+function toRow(quad: Quad): Row {
+  const [x1, , x2] = quadBbox(quad);
+  const cy = (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;
+  return { quad, height: quadSize(quad).height, x1, x2, cy };
+}
+
+/** Joins boxes that continue each other on one text row (the detector splits a row at wide gaps). */
+export function mergeRows(boxes: TextBox[]): Row[] {
+  const rows = boxes.map((b) => toRow(b.quad)).sort((a, b) => a.x1 - b.x1);
+  const out: Row[] = [];
+  for (const r of rows) {
+    const host = out.find(
+      (o) =>
+        Math.abs(o.cy - r.cy) < Math.min(o.height, r.height) * 0.5 &&
+        Math.max(o.height, r.height) / Math.min(o.height, r.height) < 1.5 &&
+        r.x1 - o.x2 < 2 * Math.max(o.height, r.height) &&
+        r.x1 > o.x1,
+    );
+    if (host) {
+      const quad: Quad = [host.quad[0], r.x2 > host.x2 ? r.quad[1] : host.quad[1], r.x2 > host.x2 ? r.quad[2] : host.quad[2], host.quad[3]];
+      Object.assign(host, toRow(quad));
+    } else {
+      out.push({ ...r });
+    }
+  }
+  return out;
+}
+
+/**
+ * Stacks of rows that could be an MRZ, most promising first: each starts from a
+ * long row and takes rows above and below of similar height, left edge and pitch.
+ */
+export function mrzCandidates(rows: Row[], maxGroups = 4): Row[][] {
+  const long = rows.filter((r) => (r.x2 - r.x1) / r.height >= 8);
+  const groups: Row[][] = [];
+  // MRZ rows are the page's longest text for their height: seeds by aspect ratio.
+  const aspect = (r: Row) => (r.x2 - r.x1) / r.height;
+  for (const seed of [...long].sort((a, b) => aspect(b) - aspect(a))) {
+    if (groups.some((g) => g.includes(seed))) continue;
+    const similar = (r: Row) =>
+      Math.max(r.height, seed.height) / Math.min(r.height, seed.height) < 1.45 && Math.abs(r.x1 - seed.x1) < 2 * seed.height && r !== seed;
+    const group = [seed];
+    for (const dir of [-1, 1]) {
+      let cur = seed;
+      for (;;) {
+        const next = rows
+          .filter((r) => similar(r) && !group.includes(r) && (r.cy - cur.cy) * dir > 0.7 * seed.height && (r.cy - cur.cy) * dir < 2.6 * seed.height)
+          .sort((a, b) => Math.abs(a.cy - cur.cy) - Math.abs(b.cy - cur.cy))[0];
+        if (!next) break;
+        group.push(next);
+        cur = next;
+      }
+    }
+    group.sort((a, b) => a.cy - b.cy);
+    // An MRZ has at most three rows: keep the three around the seed with the most text.
+    if (group.length > 3) {
+      const at = group.indexOf(seed);
+      let bestStart = Math.max(0, at - 2);
+      let bestW = -1;
+      for (let st = Math.max(0, at - 2); st <= Math.min(at, group.length - 3); st++) {
+        const w = width(group.slice(st, st + 3));
+        if (w > bestW) [bestW, bestStart] = [w, st];
+      }
+      group.splice(0, group.length, ...group.slice(bestStart, bestStart + 3));
+    }
+    groups.push(group);
+    if (groups.length >= maxGroups) break;
+  }
+  // Stacks of two or more rows first, then in seed order (longest rows for their height).
+  return groups.sort((a, b) => Number(b.length >= 2) - Number(a.length >= 2));
+}
+
+function width(g: Row[]): number {
+  return g.reduce((s, r) => s + r.x2 - r.x1, 0);
+}
+
+/** A row's quad stretched along its own direction to span [x1, x2] (the block's full width). */
+export function extendRow(row: Row, x1: number, x2: number): Quad {
+  const [tl, tr, br, bl] = row.quad;
+  const L: Point = { x: (tl.x + bl.x) / 2, y: (tl.y + bl.y) / 2 };
+  const R: Point = { x: (tr.x + br.x) / 2, y: (tr.y + br.y) / 2 };
+  const dx = R.x - L.x || 1e-6;
+  const slope = (R.y - L.y) / dx;
+  const half = { x: (bl.x - tl.x + br.x - tr.x) / 4, y: (bl.y - tl.y + br.y - tr.y) / 4 };
+  const at = (x: number): Point => ({ x, y: L.y + slope * (x - L.x) });
+  const a = at(x1);
+  const b = at(x2);
+  return [
+    { x: a.x - half.x, y: a.y - half.y },
+    { x: b.x - half.x, y: b.y - half.y },
+    { x: b.x + half.x, y: b.y + half.y },
+    { x: a.x + half.x, y: a.y + half.y },
+  ];
+}
+
+/** A row one pitch above (-1) or below (+1) a block, for a TD1 line the detector missed. */
+export function shiftedRow(row: Row, pitch: number, dir: -1 | 1): Row {
+  const quad = row.quad.map((p) => ({ x: p.x, y: p.y + dir * pitch })) as Quad;
+  return toRow(quad);
+}

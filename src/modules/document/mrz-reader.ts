@@ -1,0 +1,191 @@
+import type { RgbImage } from '../../core/image-decode.js';
+import { clampQuad, type Quad } from './geometry.js';
+import { FORMATS, type FormatDef } from './mrz-format.js';
+import { parseMrz, type ParsedMrz } from './mrz-parser.js';
+import { repairMrz, type SlotDist } from './mrz-repair.js';
+import { extendRow, mergeRows, mrzCandidates, shiftedRow, type Row } from './mrz-locator.js';
+import { alignLine, distsToText, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead } from './mrz-slots.js';
+import type { OcrEngine, UprightPage } from './ocr-engine.js';
+import { REC_HEIGHT } from './text-recognizer.js';
+import type { CtcMatrix } from './ctc-decode.js';
+
+export interface MrzReading {
+  parsed: ParsedMrz;
+  /** Mean character probability of the zone's lines. */
+  confidence: number;
+  /** The zone's rows in the upright page, and each row's mean character probability. */
+  quads: Quad[];
+  lineConfidences: number[];
+}
+
+interface RowRead {
+  quad: Quad;
+  read: LineRead;
+  matrix: CtcMatrix;
+  cropWidth: number;
+  stretch: number;
+}
+
+/**
+ * Horizontal scales the zone's rows are read at. Measured on the shared MRZ set:
+ * squeezed to 0.85 fillers are rarely read as K or C; at 1.0 small letters blur
+ * less (M/H/N). The first read decides; the second is read and averaged in only
+ * when the first leaves a check digit failing or a row of the wrong length.
+ */
+const MRZ_STRETCHES = [0.85, 1];
+
+/**
+ * Reads a machine-readable zone: candidate blocks of rows from the detector, each
+ * row re-cut across the block's full width (the detector often drops a trailing
+ * run of fillers) from the full-resolution page, read over the MRZ alphabet,
+ * aligned to the layout's fixed length, repaired with field classes and check
+ * digits, and parsed. Returns undefined when no block reads as an MRZ.
+ */
+export class MrzReader {
+  private readonly classIdx: number[];
+
+  constructor(
+    private readonly engine: OcrEngine,
+    /** Receives each row's raw reading (for the evaluation bench and debugging). */
+    private readonly trace?: (msg: string) => void,
+  ) {
+    this.classIdx = mrzClassIndices(engine.dictionary);
+  }
+
+  async read(page: UprightPage): Promise<MrzReading | undefined> {
+    const rows = mergeRows(page.boxes);
+    let best: MrzReading | undefined;
+    for (const group of mrzCandidates(rows)) {
+      const reading = await this.readGroup(page.image, group);
+      if (reading && (!best || score(reading) > score(best))) best = reading;
+      if (best?.parsed.result.check_digits_valid) break;
+    }
+    return best;
+  }
+
+  private async readRows(img: RgbImage, rows: Row[], x1: number, x2: number): Promise<RowRead[]> {
+    const quads = rows.map((r) => clampQuad(extendRow(r, x1, x2), img.width, img.height));
+    return this.readQuads(img, quads, MRZ_STRETCHES[0]!);
+  }
+
+  private async readQuads(img: RgbImage, quads: Quad[], stretch: number): Promise<RowRead[]> {
+    const crops = this.engine.crop(img, quads, { height: REC_HEIGHT, stretch });
+    const matrices = await this.engine.recognize(crops);
+    const reads = quads.map((quad, i) => ({ quad, matrix: matrices[i]!, read: readMrzLine(matrices[i]!, this.classIdx), cropWidth: crops[i]!.width, stretch }));
+    if (this.trace) for (const r of reads) this.trace(`stretch ${stretch} w=${r.cropWidth} T=${r.matrix.steps} ${r.read.text}`);
+    return reads;
+  }
+
+  private align(r: RowRead, length: number): AlignedSlot[] {
+    return alignLine(r.matrix, this.classIdx, r.read, length);
+  }
+
+  private async readGroup(img: RgbImage, group: Row[]): Promise<MrzReading | undefined> {
+    const h = Math.max(...group.map((r) => r.height));
+    const x1 = Math.min(...group.map((r) => r.x1)) - 0.15 * h;
+    const x2 = Math.max(...group.map((r) => r.x2)) + 0.15 * h;
+    const all = await this.readRows(img, group, x1, x2);
+    // Rows long enough to be MRZ text, and at least one that clearly is (a names row
+    // whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
+    const kept = group.filter((_, i) => all[i]!.read.text.length >= 20);
+    let reads = all.filter((r) => r.read.text.length >= 20);
+    if (!reads.some((r) => mrzLike(r.read.text))) return undefined;
+    if (reads.length === 2 && nearestLength(reads) === 30) {
+      // A TD1 card whose third row the detector missed: read one pitch below and above.
+      const first = kept[0]!;
+      const last = kept[1]!;
+      const pitch = Math.abs(last.cy - first.cy) || 1.6 * h;
+      const extra = await this.readRows(img, [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)], x1, x2);
+      const below = extra[0]!;
+      const above = extra[1]!;
+      if (mrzLike(below.read.text) && below.read.text.length >= 20) reads = [...reads, below];
+      else if (mrzLike(above.read.text) && above.read.text.length >= 20) reads = [above, ...reads];
+    }
+    if (reads.length < 2) return undefined;
+    const candidates = reads.length >= 3 ? [reads.slice(-3), reads.slice(-2)] : [reads];
+    let best: MrzReading | undefined;
+    for (const set of candidates) {
+      const reading = await this.parseSet(img, set);
+      if (reading && (!best || score(reading) > score(best))) best = reading;
+    }
+    return best;
+  }
+
+  private async parseSet(img: RgbImage, set: RowRead[]): Promise<MrzReading | undefined> {
+    const length = set.length === 3 ? 30 : nearestLength(set) === 44 ? 44 : 36;
+    if (set.length === 3 && nearestLength(set) !== 30) return undefined;
+    const variants = [set];
+    let slots: SlotDist[][] = set.map((r) => fuse([this.align(r, length)]));
+    const needsSecond = (lines: SlotDist[][]) => {
+      if (set.some((r) => r.read.text.length !== length)) return true;
+      const parsed = parseMrz(repairMrz(pickFormat(set.length, length, lines), lines).lines);
+      return !parsed?.result.check_digits_valid;
+    };
+    if (MRZ_STRETCHES.length > 1 && needsSecond(slots)) {
+      for (const stretch of MRZ_STRETCHES.slice(1)) variants.push(await this.readQuads(img, set.map((r) => r.quad), stretch));
+      slots = set.map((_, li) => fuse(variants.map((v) => this.align(v[li]!, length))));
+    }
+    if (this.trace) this.trace(`fused ${slots.map(distsToText).join(' | ')}`);
+    const format = pickFormat(set.length, length, slots);
+    const repaired = repairMrz(format, slots);
+    const parsed = parseMrz(repaired.lines);
+    if (!parsed || !plausible(parsed)) return undefined;
+    const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
+    return { parsed, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
+  }
+}
+
+/** Per-position weighted average of several reads' distributions. */
+function fuse(reads: AlignedSlot[][]): SlotDist[] {
+  return reads[0]!.map((slot, k) => {
+    const out = new Float32Array(slot.dist.length);
+    let total = 0;
+    for (const r of reads) total += r[k]!.weight;
+    for (const r of reads) for (let c = 0; c < out.length; c++) out[c] = out[c]! + (r[k]!.dist[c]! * r[k]!.weight) / total;
+    return out;
+  });
+}
+
+/**
+ * Whether a parse can be a real zone rather than other text forced into the
+ * layout (check digits alone prove little once repair may change characters):
+ * an ICAO document letter, real calendar dates, and fillers where every layout has some.
+ */
+export function plausible(p: ParsedMrz): boolean {
+  const r = p.result;
+  const date = (d: string) => /^\d{6}$/.test(d) && +d.slice(2, 4) >= 1 && +d.slice(2, 4) <= 12 && +d.slice(4, 6) >= 1 && +d.slice(4, 6) <= 31;
+  const fillers = r.raw_mrz.join('').split('<').length - 1;
+  return 'PIACV'.includes(r.document_code[0] ?? '') && date(r.date_of_birth) && date(r.expiry_date) && fillers >= 3;
+}
+
+/** Text that can be an MRZ row: mostly fillers, capitals and digits with at least one filler or many digits. */
+function mrzLike(text: string): boolean {
+  const fillers = (text.match(/</g) ?? []).length;
+  const digits = (text.match(/[0-9]/g) ?? []).length;
+  return fillers >= 2 || digits >= 8;
+}
+
+/** The MRZ line length (30, 36 or 44) closest to the rows' median decoded length. */
+function nearestLength(rows: RowRead[]): 30 | 36 | 44 {
+  const lens = rows.map((r) => r.read.text.length).sort((a, b) => a - b);
+  const median = lens[Math.floor(lens.length / 2)]!;
+  return ([30, 36, 44] as const).reduce((a, b) => (Math.abs(b - median) < Math.abs(a - median) ? b : a));
+}
+
+/** Two-line layouts are told apart by their first character: 'V' marks a visa. */
+function pickFormat(lines: number, length: number, slots: SlotDist[][]): FormatDef {
+  if (lines === 3) return FORMATS.TD1;
+  const first = slots[0]?.[0];
+  // Index of 'V' in the MRZ alphabet vs the other document letters.
+  const vIdx = 10 + ('V'.charCodeAt(0) - 65);
+  let best = 0;
+  if (first) for (let k = 1; k < first.length; k++) if (first[k]! > first[best]!) best = k;
+  const visa = best === vIdx;
+  if (length === 44) return visa ? FORMATS.MRVA : FORMATS.TD3;
+  return visa ? FORMATS.MRVB : FORMATS.TD2;
+}
+
+/** Valid check digits first, then confidence. */
+function score(r: MrzReading): number {
+  return r.parsed.checks.filter((c) => c.valid).length / Math.max(1, r.parsed.checks.length) + r.confidence * 0.01;
+}

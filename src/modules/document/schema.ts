@@ -1,0 +1,66 @@
+import { Type, type Static } from 'typebox';
+import { FaceResultSchema } from '../face/schema.js';
+
+const Bbox = Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[x1, y1, x2, y2] in pixels of the uploaded image (EXIF applied)' });
+
+export const TextLineSchema = Type.Object(
+  {
+    text: Type.String(),
+    bbox: Bbox,
+    confidence: Type.Number({ minimum: 0, maximum: 1, description: 'Mean character probability of the line' }),
+  },
+  { additionalProperties: false },
+);
+
+export const OcrResultSchema = Type.Object(
+  {
+    full_text: Type.String({ description: 'All lines in reading order: lines on one row joined by a space, rows by a newline' }),
+    lines: Type.Array(TextLineSchema, { description: 'Detected text lines in reading order' }),
+    confidence: Type.Number({ minimum: 0, maximum: 1, description: 'Character-weighted mean of the line confidences (0 when no text)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const MrzResultSchema = Type.Object(
+  {
+    mrz_type: Type.Union([Type.Literal('TD1'), Type.Literal('TD2'), Type.Literal('TD3')], {
+      description: 'Line layout: TD1 3x30, TD2 2x36, TD3 2x44 (machine-readable visas: MRV-A as TD3, MRV-B as TD2; see document_code)',
+    }),
+    document_code: Type.String({ description: 'The two-character document code of line 1 (P< passport, I/A/C cards, V visa)' }),
+    document_number: Type.String({ description: 'Without fillers; long TD1/TD2 numbers include their overflow' }),
+    surname: Type.String(),
+    given_names: Type.String({ description: 'Name parts separated by single spaces' }),
+    nationality: Type.String({ description: 'Three-character code as printed (D<< for Germany)' }),
+    date_of_birth: Type.String({ description: 'YYMMDD' }),
+    sex: Type.String({ description: 'M, F or < (unspecified)' }),
+    expiry_date: Type.String({ description: 'YYMMDD' }),
+    issuing_country: Type.String({ description: 'Three-character code as printed' }),
+    raw_mrz: Type.Array(Type.String(), { description: 'The MRZ lines as read (after character repair)' }),
+    check_digits_valid: Type.Boolean({ description: 'Every check digit of the layout holds, composite included' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ScanResultSchema = Type.Object(
+  {
+    detected: Type.Boolean({ description: 'A document was found: its outline, or a machine-readable zone' }),
+    ocr: OcrResultSchema,
+    mrz: Type.Union([MrzResultSchema, Type.Null()], { description: 'null when the document has no readable MRZ' }),
+    has_face: Type.Boolean({ description: 'A portrait was found on the document' }),
+  },
+  { additionalProperties: false },
+);
+
+export const DocumentVerifySchema = Type.Object(
+  {
+    is_match: Type.Boolean({ description: 'similarity >= threshold' }),
+    similarity: Type.Number({ minimum: 0, maximum: 1, description: 'Calibrated similarity on the spec threshold scale' }),
+    face1: FaceResultSchema,
+    face2: FaceResultSchema,
+  },
+  { additionalProperties: false },
+);
+
+export type OcrResult = Static<typeof OcrResultSchema>;
+export type ScanResult = Static<typeof ScanResultSchema>;
+export type DocumentVerifyResult = Static<typeof DocumentVerifySchema>;

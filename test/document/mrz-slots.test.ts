@@ -1,0 +1,90 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CtcMatrix } from '../../src/modules/document/ctc-decode.js';
+import { isExpired, documentScannedData } from '../../src/modules/document/document-events.js';
+import { MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
+import { parseMrz } from '../../src/modules/document/mrz-parser.js';
+import { plausible } from '../../src/modules/document/mrz-reader.js';
+import { alignLine, distsToText, mrzClassIndices, readMrzLine } from '../../src/modules/document/mrz-slots.js';
+
+// A toy dictionary: blank, the MRZ alphabet, space (the real one has 6623 characters).
+const DICT = ['', ...MRZ_ALPHABET, ' '];
+const IDX = mrzClassIndices(DICT);
+
+/**
+ * A CTC matrix for `text` as a recogniser emits it: one character every `pitch`
+ * steps starting at step 1.5, each held for `hold` steps, blanks between; when
+ * `mergeFillers`, runs of '<' are held without blanks (greedy CTC merges them).
+ */
+function matrix(text: string, pitch: number, opts: { hold?: number; mergeFillers?: boolean; drop?: number[] } = {}): CtcMatrix {
+  const steps = Math.round(1.5 + pitch * (text.length - 1) + 5);
+  const classes = DICT.length;
+  const probs = new Float32Array(steps * classes);
+  for (let t = 0; t < steps; t++) probs[t * classes] = 1; // blank everywhere
+  [...text].forEach((c, k) => {
+    if (opts.drop?.includes(k)) return;
+    const start = Math.round(1.5 + k * pitch);
+    const next = k + 1 < text.length && opts.mergeFillers && c === '<' && text[k + 1] === '<' ? Math.round(1.5 + (k + 1) * pitch) : start + (opts.hold ?? 1);
+    for (let t = start; t < next && t < steps; t++) {
+      probs[t * classes] = 0.02;
+      probs[t * classes + DICT.indexOf(c)] = 0.98;
+    }
+  });
+  return { probs, steps, classes };
+}
+
+const LINE = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<';
+
+describe('MRZ alignment to the layout length', () => {
+  it('reads a clean line as it is', () => {
+    const m = matrix(LINE, 4);
+    const read = readMrzLine(m, IDX);
+    assert.equal(read.text, LINE);
+    assert.equal(distsToText(alignLine(m, IDX, read, 44).map((s) => s.dist)), LINE);
+  });
+
+  it('restores fillers that greedy CTC merged into one', () => {
+    const m = matrix(LINE, 4, { mergeFillers: true });
+    const read = readMrzLine(m, IDX);
+    assert.ok(read.text.length < 30, `merged read: ${read.text}`);
+    assert.equal(distsToText(alignLine(m, IDX, read, 44).map((s) => s.dist)), LINE);
+  });
+
+  it('keeps the other characters in place when one is missing at the start', () => {
+    const m = matrix(LINE, 4, { drop: [0] });
+    const read = readMrzLine(m, IDX);
+    assert.equal(read.text, LINE.slice(1));
+    const slots = alignLine(m, IDX, read, 44);
+    assert.equal(distsToText(slots.map((s) => s.dist)).slice(1), LINE.slice(1));
+    assert.ok(slots[0]!.weight < 1, 'the gap is marked as read from between characters');
+  });
+});
+
+describe('MRZ plausibility and the document_scanned payload', () => {
+  it('rejects text forced into a layout: no ICAO document letter, impossible dates, no fillers', () => {
+    const real = parseMrz(['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122F1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'])!;
+    assert.equal(plausible(real), true);
+    const garbage = parseMrz(['USGOVMMNSA1IPL2SSIFOM176RV0209', '5443116F3411115SSAMPLEESAMMPL6', 'IAUSAOOOOOOOOBBLINTOLLZSOOTO<<'])!;
+    assert.equal(plausible(garbage), false);
+  });
+
+  it('flags expiry against the scan day and leaves personal fields out', () => {
+    const today = new Date('2026-06-01T12:00:00Z');
+    assert.equal(isExpired('260531', today), true);
+    assert.equal(isExpired('260601', today), false);
+    assert.equal(isExpired('991301', today), null);
+    const mrz = parseMrz(['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'])!.result;
+    const data = documentScannedData({ detected: true, has_face: true, mrz, ocrLines: 30 }, today);
+    assert.deepEqual(data, {
+      detected: true,
+      has_face: true,
+      has_mrz: true,
+      mrz_type: 'TD3',
+      document_kind: 'P',
+      issuing_country: 'UTO',
+      check_digits_valid: true,
+      expired: true,
+      ocr_lines: 30,
+    });
+  });
+});
