@@ -56,8 +56,8 @@ const high = opts.high ? Number(opts.high) : 0.5;
 const buffer = opts.buffer ? Number(opts.buffer) : 30;
 
 const registry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-// As the daemon loads it: in the registry's inference worker.
-const model = await registry.load(PERSON_MODEL);
+// As the daemon loads it: in the registry's inference worker, person.detector_threads 1.
+const model = await registry.load(PERSON_MODEL, { intraOpThreads: 1 });
 if (!model) throw new Error(`person detector unavailable: ${registry.status(PERSON_MODEL)?.reason}`);
 const detector = new YoloxPersonDetector(model);
 const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));

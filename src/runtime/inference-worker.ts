@@ -27,7 +27,7 @@ export interface WireTensor {
 }
 
 export type WorkerRequest =
-  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number }
+  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number }
   | { op: 'run'; id: number; key: string; feeds: WireTensor[] }
   | { op: 'close'; id: number };
 
@@ -44,6 +44,7 @@ interface OpenSpec {
   file: string;
   profile: HwProfile;
   deviceId: number;
+  intraOpThreads?: number;
 }
 
 /** A session living in the worker: same names as an InferenceSession, run() off the main thread. */
@@ -126,11 +127,12 @@ export class InferenceWorker {
   }
 
   /** Creates the session in the worker (the file was already checked and warmed by the ModelRegistry). */
-  async open(key: string, file: string, profile: HwProfile, deviceId: number): Promise<WorkerModel> {
+  async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: { intraOpThreads?: number } = {}): Promise<WorkerModel> {
     this.closing = false;
-    this.specs.set(key, { file, profile, deviceId });
+    const spec: OpenSpec = { file, profile, deviceId, ...(tuning.intraOpThreads ? { intraOpThreads: tuning.intraOpThreads } : {}) };
+    this.specs.set(key, spec);
     this.opened.delete(key);
-    const reply = this.request({ op: 'open', id: this.nextId++, key, file, profile, deviceId });
+    const reply = this.request({ op: 'open', id: this.nextId++, key, ...spec });
     const done = reply.then(() => undefined);
     done.catch(() => this.opened.delete(key));
     this.opened.set(key, done);

@@ -65,17 +65,17 @@ export class ModelRegistry {
   }
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */
-  load(name: string, options: { file?: string } = {}): Promise<LoadedModel | undefined> {
+  load(name: string, options: { file?: string; intraOpThreads?: number } = {}): Promise<LoadedModel | undefined> {
     let p = this.loading.get(name);
     if (!p) {
-      p = this.doLoad(name, options.file);
+      p = this.doLoad(name, options.file, options.intraOpThreads);
       this.loading.set(name, p);
     }
     return p;
   }
 
   /** `customFile` is an operator-supplied model (person.model_path): its sha256 cannot be checked. */
-  private async doLoad(name: string, customFile?: string): Promise<LoadedModel | undefined> {
+  private async doLoad(name: string, customFile?: string, intraOpThreads?: number): Promise<LoadedModel | undefined> {
     const entry = modelManifest().get(name);
     if (!entry) throw new Error(`model ${name} is not in models/manifest.json`);
     const defaultFile = join(this.modelsDir, entry.file);
@@ -96,7 +96,7 @@ export class ModelRegistry {
     }
     const t0 = performance.now();
     try {
-      const runner = await this.worker.open(name, file, this.profile, this.deviceId);
+      const runner = await this.worker.open(name, file, this.profile, this.deviceId, { intraOpThreads });
       const { provider, fallback_reason } = runner;
       status.load_ms = Math.round(performance.now() - t0);
       const t1 = performance.now();

@@ -15,6 +15,8 @@ export interface SessionOptions {
   profile: HwProfile;
   /** GPU device id for GPU providers (face.ctx_id); -1 forces the CPU. */
   deviceId: number;
+  /** This model's intra-op threads, over the profile's intra_op_threads (person.detector_threads). */
+  intraOpThreads?: number;
 }
 
 function providerList(names: string[], deviceId: number): ort.InferenceSession.ExecutionProviderConfig[] {
@@ -37,6 +39,7 @@ export async function createSession(file: string, options: SessionOptions): Prom
     // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Active liveness").
     extra: { session: { intra_op: { allow_spinning: '0' } } },
     ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
+    ...(options.intraOpThreads ? { intraOpNumThreads: options.intraOpThreads } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
   if (preferred.length === 1 && preferred[0] === 'cpu') {

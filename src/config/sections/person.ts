@@ -23,6 +23,13 @@ export const PersonSection = Type.Object(
       description:
         "Camera frames handed to the detector at once, across all cameras. The models' inference worker runs one at a time; a second one queued keeps it busy while the first one's result is tracked.",
     }),
+    detector_threads: Type.Integer({
+      default: 1,
+      minimum: 0,
+      maximum: 64,
+      description:
+        "onnxruntime intra-op threads of the person detector's session; 0 takes the hw-profile's intra_op_threads. On the 2-vCPU box one thread ran YOLOX-nano faster and at half the CPU of two (docs/benchmarks.md).",
+    }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -27,7 +27,7 @@ export default fp(
     lifecycle.add({
       name: 'person-models',
       start: async () => {
-        await models.load(PERSON_MODEL, { file: config.person.model_path });
+        await models.load(PERSON_MODEL, { file: config.person.model_path, intraOpThreads: config.person.detector_threads });
         service.attach();
       },
       stop: () => service.close(),

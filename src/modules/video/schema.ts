@@ -28,7 +28,9 @@ export const CameraSchema = Type.Object({
     ['starting', 'running', 'restarting', 'failed', 'ended', 'stopped'].map((s) => Type.Literal(s)),
     { description: 'starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped.' },
   ),
-  last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the stream last failed (credentials redacted); null while healthy.' }),
+  last_error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow.',
+  }),
   processed_fps: Type.Number({ description: 'Frames per second through person detection and tracking.' }),
   decoder: Type.String({ description: 'cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson).' }),
   loop: Type.Boolean(),
