@@ -8,29 +8,29 @@ export interface ManifestInput {
   shape: (number | null)[];
 }
 
-export interface ManifestEntry {
-  name: string;
-  file: string;
-  sha256: string;
-  bytes: number;
-  task: string;
-  license: string;
-  origin: string;
-  upstream_url: string;
+export interface ManifestEntry extends DataFileEntry {
   inputs: ManifestInput[];
   /** Concrete input shapes for the warm-up run (dynamic dimensions filled in). */
   warmup_shapes: number[][];
   preprocessing: string;
 }
 
+interface ManifestFile {
+  models: ManifestEntry[];
+  data_files?: DataFileEntry[];
+}
+
+let raw: ManifestFile | undefined;
 let cached: Map<string, ManifestEntry> | undefined;
+
+function manifestFile(): ManifestFile {
+  raw ??= JSON.parse(readFileSync(join(packageRoot(), 'models', 'manifest.json'), 'utf8')) as ManifestFile;
+  return raw;
+}
 
 /** models/manifest.json, the list of every model file Vigil knows how to run. */
 export function modelManifest(): Map<string, ManifestEntry> {
-  if (!cached) {
-    const raw = JSON.parse(readFileSync(join(packageRoot(), 'models', 'manifest.json'), 'utf8')) as { models: ManifestEntry[] };
-    cached = new Map(raw.models.map((m) => [m.name, m]));
-  }
+  cached ??= new Map(manifestFile().models.map((m) => [m.name, m]));
   return cached;
 }
 
@@ -47,6 +47,5 @@ export interface DataFileEntry {
 }
 
 export function dataFileEntry(name: string): DataFileEntry | undefined {
-  const raw = JSON.parse(readFileSync(join(packageRoot(), 'models', 'manifest.json'), 'utf8')) as { data_files?: DataFileEntry[] };
-  return raw.data_files?.find((d) => d.name === name);
+  return manifestFile().data_files?.find((d) => d.name === name);
 }

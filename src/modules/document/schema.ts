@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { FaceResultSchema } from '../face/schema.js';
+import { VerifyResponseSchema } from '../face/schema.js';
 
 const Bbox = Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[x1, y1, x2, y2] in pixels of the uploaded image (EXIF applied)' });
 
@@ -51,15 +51,8 @@ export const ScanResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const DocumentVerifySchema = Type.Object(
-  {
-    is_match: Type.Boolean({ description: 'similarity >= threshold' }),
-    similarity: Type.Number({ minimum: 0, maximum: 1, description: 'Calibrated similarity on the spec threshold scale' }),
-    face1: FaceResultSchema,
-    face2: FaceResultSchema,
-  },
-  { additionalProperties: false },
-);
+/** Same shape as /verify (face1 is the document face, face2 the selfie face). */
+export const DocumentVerifySchema = VerifyResponseSchema;
 
 export type OcrResult = Static<typeof OcrResultSchema>;
 export type ScanResult = Static<typeof ScanResultSchema>;

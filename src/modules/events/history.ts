@@ -1,4 +1,5 @@
 import type { EventType, VigilEvent } from '../../core/event-types.js';
+import { RingBuffer } from '../../core/ring-buffer.js';
 
 /**
  * The spec's in-memory event history: a ring buffer of the last `capacity`
@@ -6,30 +7,26 @@ import type { EventType, VigilEvent } from '../../core/event-types.js';
  * "what just happened" wants and what `limit` cuts naturally.
  */
 export class EventHistory {
-  private readonly ring: (VigilEvent | undefined)[];
-  private next = 0;
-  private count = 0;
+  private readonly ring: RingBuffer<VigilEvent>;
 
   constructor(readonly capacity: number) {
-    this.ring = new Array<VigilEvent | undefined>(capacity);
+    this.ring = new RingBuffer<VigilEvent>(capacity);
   }
 
   push(event: VigilEvent): void {
-    this.ring[this.next] = event;
-    this.next = (this.next + 1) % this.capacity;
-    if (this.count < this.capacity) this.count++;
+    this.ring.push(event);
   }
 
   get size(): number {
-    return this.count;
+    return this.ring.length;
   }
 
   /** Up to `limit` events, newest first, optionally of one type only. */
   recent(limit: number, type?: EventType): VigilEvent[] {
     const out: VigilEvent[] = [];
-    for (let i = 1; i <= this.count && out.length < limit; i++) {
-      const event = this.ring[(this.next - i + this.capacity) % this.capacity];
-      if (event && (type === undefined || event.type === type)) out.push(event);
+    for (let i = 0; i < this.ring.length && out.length < limit; i++) {
+      const event = this.ring.newest(i)!;
+      if (type === undefined || event.type === type) out.push(event);
     }
     return out;
   }

@@ -1,3 +1,4 @@
+import { RingBuffer } from '../../core/ring-buffer.js';
 import type { RawFrame } from './ppm-stream.js';
 
 /** A frame as the rest of Vigil sees it: pixels plus where it sits in its camera's stream. */
@@ -10,42 +11,31 @@ export interface Frame extends RawFrame {
 
 /** The last `size` frames of a camera (video.buffer_size); older ones are dropped. */
 export class FrameRing {
-  private readonly slots: (Frame | undefined)[];
-  private next = 0;
-  private count = 0;
+  private readonly ring: RingBuffer<Frame>;
 
   constructor(readonly size: number) {
-    this.slots = new Array<Frame | undefined>(size);
+    this.ring = new RingBuffer<Frame>(size);
   }
 
   push(frame: Frame): void {
-    this.slots[this.next] = frame;
-    this.next = (this.next + 1) % this.size;
-    this.count = Math.min(this.size, this.count + 1);
+    this.ring.push(frame);
   }
 
   latest(): Frame | undefined {
-    return this.count === 0 ? undefined : this.slots[(this.next - 1 + this.size) % this.size];
+    return this.ring.newest(0);
   }
 
   /** Oldest first. */
   frames(): Frame[] {
-    const out: Frame[] = [];
-    for (let i = 0; i < this.count; i++) {
-      const f = this.slots[(this.next - this.count + i + this.size) % this.size];
-      if (f) out.push(f);
-    }
-    return out;
+    return this.ring.toArray();
   }
 
   get length(): number {
-    return this.count;
+    return this.ring.length;
   }
 
   clear(): void {
-    this.slots.fill(undefined);
-    this.next = 0;
-    this.count = 0;
+    this.ring.clear();
   }
 }
 
