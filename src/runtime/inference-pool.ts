@@ -44,11 +44,21 @@ interface QueuedRun {
 export class InferencePool {
   private readonly workers: InferenceWorker[];
   private readonly busy: boolean[];
+  private readonly runs: number[];
   private readonly queue: QueuedRun[] = [];
 
-  constructor(size: number, log: Logger) {
+  constructor(
+    size: number,
+    private readonly log: Logger,
+  ) {
     this.workers = Array.from({ length: Math.max(1, size) }, (_, i) => new InferenceWorker(log.child({ worker: i })));
     this.busy = this.workers.map(() => false);
+    this.runs = this.workers.map(() => 0);
+  }
+
+  /** Runs each worker has taken, and runs waiting for one. */
+  stats(): { runs: number[]; queued: number } {
+    return { runs: [...this.runs], queued: this.queue.length };
   }
 
   get size(): number {
@@ -78,6 +88,7 @@ export class InferencePool {
       if (this.busy[i]) continue;
       const job = this.queue.shift()!;
       this.busy[i] = true;
+      this.runs[i]!++;
       void job.models[i]!.run(job.feeds)
         .then(job.resolve, job.reject)
         .finally(() => {
@@ -88,6 +99,7 @@ export class InferencePool {
   }
 
   async close(): Promise<void> {
+    this.log.info(this.stats(), 'inference pool closing');
     await Promise.all(this.workers.map((w) => w.close()));
   }
 }
