@@ -5,7 +5,9 @@
  * run: the same daemon with one inference worker (server.inference_workers 1, what Vigil
  * ran before the pool), its requests interleaved with the default daemon's in blocks of 5
  * so that both see the same load on a shared box; and the raw onnxruntime time of the same
- * models at the same input sizes (session.run alone, in this process, daemons stopped).
+ * models at the same input sizes (session.run alone, in this process, daemons stopped). A
+ * third daemon, interleaved too, runs /detect with face.enable_demographics false: the
+ * pipeline the face issue set its targets for.
  *
  *   node --import tsx bench/face.ts [--n 40]
  */
@@ -35,7 +37,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startDaemon(port: number, dataDir: string, workers: number) {
+async function startDaemon(port: number, dataDir: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli.ts')], {
     cwd: ROOT,
     env: {
@@ -45,7 +47,7 @@ async function startDaemon(port: number, dataDir: string, workers: number) {
       VIGIL_DATA_DIR: dataDir,
       VIGIL_LOG_LEVEL: 'warn',
       VIGIL_SERVER_HW_PROFILE: 'x86-cpu',
-      VIGIL_SERVER_INFERENCE_WORKERS: String(workers),
+      ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -127,19 +129,21 @@ async function main() {
   const one = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const one2 = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama2.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const six = readFileSync(join(FACES, 'multi', 'faceapi_bbt4.jpg'));
-  const daemons = [
-    { name: 'pool', workers: 0 },
-    { name: '1 worker', workers: 1 },
+  // The third is the pipeline issue #3 set its targets for: demographics came later (#9).
+  const daemons: { name: string; env: Record<string, string> }[] = [
+    { name: 'pool', env: {} },
+    { name: '1 worker', env: { VIGIL_SERVER_INFERENCE_WORKERS: '1' } },
+    { name: 'pool, demographics off', env: { VIGIL_FACE_ENABLE_DEMOGRAPHICS: 'false' } },
   ];
   const started = [];
   for (const d of daemons) {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
-    started.push({ ...d, dataDir, child: await startDaemon(port, dataDir, d.workers), base: `http://127.0.0.1:${port}/api/v1` });
+    started.push({ ...d, dataDir, child: await startDaemon(port, dataDir, d.env), base: `http://127.0.0.1:${port}/api/v1` });
   }
   console.log(machineLine());
   console.log(
-    `daemons: defaults (scrfd_500m, faceplugin_512d, passive liveness, quality and demographics on), CPU provider; the default inference pool vs server.inference_workers 1; n=${N} per row, interleaved in blocks of ${BLOCK}\n`,
+    `daemons: defaults (scrfd_500m, faceplugin_512d, passive liveness, quality and demographics on), CPU provider; the default inference pool vs server.inference_workers 1, and the pool with face.enable_demographics false (/detect; /verify never runs demographics); n=${N} per row, interleaved in blocks of ${BLOCK}\n`,
   );
   const cases: [string, string, Record<string, Buffer>][] = [
     ['/detect one face 640x480', '/detect', { image: one }],
@@ -150,16 +154,18 @@ async function main() {
   try {
     for (const [label, path, files] of cases) {
       for (const c of [1, 4]) {
-        const [pool, single] = await interleaved(
-          started.map((d) => d.base + path),
+        const daemonsHere = path === '/verify' ? started.slice(0, 2) : started;
+        const measured = await interleaved(
+          daemonsHere.map((d) => d.base + path),
           files,
           c,
         );
-        for (const [i, r] of [pool!, single!].entries()) {
+        const single = measured[1]!;
+        for (const [i, r] of measured.entries()) {
           const stages = Object.fromEntries(STAGES.map((k) => [k, median(r.samples.map((x) => x.stages[k] ?? 0))]));
           const s = summarize(r.samples.map((x) => x.ms));
           const rate = ((r.samples.length / r.wall) * 1000).toFixed(1);
-          const vsOne = s.p50 / summarize(single!.samples.map((x) => x.ms)).p50;
+          const vsOne = s.p50 / summarize(single.samples.map((x) => x.ms)).p50;
           results.push({ label: `${label}, ${c === 1 ? 'sequential' : '4 concurrent'}, ${started[i]!.name} (${rate} req/s)`, s, stages, vsOne });
         }
       }

@@ -34,12 +34,14 @@ interface QueuedRun {
 /**
  * Several inference workers, every model opened in each. A run goes to an idle worker, or
  * waits in one queue for the first worker that frees up, so a long run never holds short
- * ones behind it while another worker sits idle. On the 2-core box one onnxruntime intra-op
- * thread per session ran these small models about as fast as two threads did (SCRFD-500m
- * 16.2 vs 14.6 ms, HSE FaceRes 14.0 vs 18.7 ms), while two single-thread workers ran side
- * by side at full speed each (docs/benchmarks.md, "Inference workers"). So the cores are
- * used by running independent models at the same time (a face's recognizer beside its
- * liveness and demographics, two requests at once), not by splitting each operator.
+ * ones behind it while another worker sits idle. Measured on the 2-core box
+ * (bench/inference-workers.ts, docs/benchmarks.md "Inference workers"): two runs at a time
+ * on two one-thread workers got through 1.2 to 1.8 times the runs per second of one worker
+ * with two intra-op threads, and a small model (recognizer, MiniFASNet, landmarks) alone
+ * ran within 20% of its two-thread time on one thread. So the cores are used by running
+ * independent models at once (a face's recognizer beside its liveness and demographics, two
+ * requests at once) rather than by splitting each operator; the one large model that nothing
+ * else of a request can overlap, the face detector, is given every core by the face module.
  */
 export class InferencePool {
   private readonly workers: InferenceWorker[];

@@ -118,8 +118,8 @@ export class FaceService {
    */
   async openModel(name: string): Promise<WorkerModel | undefined> {
     // The detector runs first in every request, before anything else of it can run, so its
-    // session gets every core: SCRFD-500m at 640x480 took 9.7 ms with two intra-op threads
-    // against 15.4 ms with the pool's one (docs/benchmarks.md, "Inference workers").
+    // session gets every core: SCRFD-500m at 640x480 took 10.3 ms with two intra-op threads
+    // against 16.6 ms with the pool's one (docs/benchmarks.md, "Inference workers").
     const tuning = name === this.detectorName ? { intraOpThreads: this.models.layout.cores } : {};
     return (await this.models.load(name, tuning))?.runner;
   }
