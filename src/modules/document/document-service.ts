@@ -5,7 +5,7 @@ import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { findOutline, rectify } from './document-outline.js';
 import { quadBbox, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
-import { MrzReader, type MrzReading } from './mrz-reader.js';
+import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
 import { DET_MAX_SIDE, OcrEngine, workingCopy, type KnownLine, type OcrSessions, type UprightPage } from './ocr-engine.js';
 import type { CV } from './opencv.js';
 import type { DocumentVerifyResult, OcrResult } from './schema.js';
@@ -16,6 +16,8 @@ interface Prepared {
   page: UprightPage;
   toUpload: (p: Point) => Point;
   outlineFound: boolean;
+  /** The upload and the way to it, for the MRZ reader's second look at the pixels. */
+  source: SourceView;
 }
 
 export interface ScanOutcome {
@@ -74,7 +76,7 @@ export class DocumentService {
       const q = toWorking(unrotatePoint(p, page.turns, w, h));
       return { x: q.x / scale, y: q.y / scale };
     };
-    return { page, toUpload, outlineFound };
+    return { page, toUpload, outlineFound, source: { image: img, toSource: toUpload } };
   }
 
   private bboxInUpload(quad: Quad, prep: Prepared, img: RgbImage): [number, number, number, number] {
@@ -103,7 +105,8 @@ export class DocumentService {
     if (!this.config.enable_mrz) throw featureDisabled('MRZ reading', 'enable_mrz');
     // A first pass with a smaller detector input finds most zones (MRZ rows are the
     // page's largest text) at about 60% of the detector's cost; the full pass follows if not.
-    const fast = await this.mrzReader.read((await this.prepare(img, true, MRZ_FAST_DET_SIDE)).page);
+    const quick = await this.prepare(img, true, MRZ_FAST_DET_SIDE);
+    const fast = await this.mrzReader.read(quick.page, quick.source);
     let reading = fast;
     if (!fast?.parsed.result.check_digits_valid) {
       const full = (await this.readMrz(img, await this.prepare(img, true)))?.reading;
@@ -119,11 +122,11 @@ export class DocumentService {
    * zone is on the back.
    */
   private async readMrz(img: RgbImage, prep: Prepared): Promise<{ reading: MrzReading; prep: Prepared } | undefined> {
-    const reading = await this.mrzReader.read(prep.page);
+    const reading = await this.mrzReader.read(prep.page, prep.source);
     if (reading) return { reading, prep };
     if (!prep.outlineFound) return undefined;
     const whole = await this.prepare(img, false);
-    const again = await this.mrzReader.read(whole.page);
+    const again = await this.mrzReader.read(whole.page, whole.source);
     return again ? { reading: again, prep: whole } : undefined;
   }
 
