@@ -2,6 +2,7 @@ import type { TensorSession } from '../../runtime/tensor-session.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import { ctcGreedy, meanProb, type CtcMatrix } from './ctc-decode.js';
 import { quadBbox, quadCenter, quadSize, type Quad } from './geometry.js';
+import { lineText } from './line-text.js';
 import { cropQuad, matFromRgb, type CropOptions, type LineImage } from './line-crop.js';
 import type { CV } from './opencv.js';
 import { TextDetector, type TextBox } from './text-detector.js';
@@ -110,12 +111,7 @@ export class OcrEngine {
     const lines: OcrLine[] = [];
     boxes.forEach((b, i) => {
       const chars = ctcGreedy(matrices[i]!);
-      // NFKC folds the full-width punctuation the Chinese dictionary prefers into ASCII.
-      const text = chars
-        .map((c) => this.dictionary[c.cls] ?? '')
-        .join('')
-        .normalize('NFKC')
-        .trim();
+      const text = lineText(chars.map((c) => this.dictionary[c.cls] ?? '').join(''));
       if (text) lines.push({ text, bbox: quadBbox(b.quad), confidence: meanProb(chars), quad: b.quad });
     });
     for (const k of known) lines.push({ text: k.text, bbox: quadBbox(k.quad), confidence: k.confidence, quad: k.quad });
