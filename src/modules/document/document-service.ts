@@ -3,10 +3,11 @@ import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.j
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { findOutline, rectify } from './document-outline.js';
-import { quadBbox, type Point, type Quad } from './geometry.js';
+import { quadBbox, quadCenter, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
-import { DET_MAX_SIDE, OcrEngine, workingCopy, type KnownLine, type OcrSessions, type UprightPage } from './ocr-engine.js';
+import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
+import type { TextBox } from './text-detector.js';
 import type { CV } from './opencv.js';
 import type { DocumentVerifyResult, OcrResult } from './schema.js';
 import { unrotatePoint } from './text-orientation.js';
@@ -86,8 +87,7 @@ export class DocumentService {
     return [cx(x1), cy(y1), cx(x2), cy(y2)];
   }
 
-  private async readText(prep: Prepared, img: RgbImage, known: KnownLine[] = []): Promise<OcrResult> {
-    const page = await this.engine.read(prep.page, known);
+  private toResult(page: OcrPage, prep: Prepared, img: RgbImage): OcrResult {
     return {
       full_text: page.full_text,
       lines: page.lines.map((l) => ({ text: l.text, bbox: this.bboxInUpload(l.quad, prep, img), confidence: r4(l.confidence) })),
@@ -97,7 +97,8 @@ export class DocumentService {
 
   async ocr(img: RgbImage): Promise<OcrResult> {
     if (!this.config.enable_ocr) throw featureDisabled('OCR', 'enable_ocr');
-    return this.readText(await this.prepare(img, false), img);
+    const prep = await this.prepare(img, false);
+    return this.toResult(await this.engine.read(prep.page), prep, img);
   }
 
   /** The MRZ, or 422 NO_MRZ. */
@@ -132,17 +133,29 @@ export class DocumentService {
 
   async scan(img: RgbImage): Promise<ScanOutcome> {
     const prep = await this.prepare(img, true);
-    const found = this.config.enable_mrz ? await this.readMrz(img, prep) : undefined;
+    const { enable_mrz, enable_ocr, enable_face_extraction } = this.config;
+    // The likely zone's boxes wait for the MRZ reading (its rows come back read over the
+    // MRZ alphabet and repaired); the page's other boxes and the portrait are read meanwhile,
+    // so the inference pool has independent runs for every core.
+    const zone = enable_mrz ? this.mrzReader.likelyZone(prep.page) : [];
+    const inZone = (b: TextBox) => zone.some((q) => insideBbox(q, quadCenter(b.quad)));
+    const [found, early, face] = await Promise.all([
+      enable_mrz ? this.readMrz(img, prep) : undefined,
+      enable_ocr ? this.engine.readBoxes(prep.page, prep.page.boxes.filter((b) => !inZone(b))) : [],
+      enable_face_extraction ? this.documentFace(prep.page.image, false) : undefined,
+    ]);
     const reading = found?.reading;
     const mrz = reading?.parsed.result ?? null;
-    // The MRZ rows are already read (over the MRZ alphabet, repaired): OCR takes them as they
-    // are, when they were read on the page the OCR reads.
+    // OCR takes the MRZ rows as read, when they were read on the page the OCR reads.
     const known =
       reading && found.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
-    const ocr = this.config.enable_ocr ? await this.readText(prep, img, known) : { full_text: '', lines: [], confidence: 0 };
-    let has_face = false;
-    if (this.config.enable_face_extraction) has_face = (await this.documentFace(prep.page.image, false)) !== undefined;
-    return { detected: prep.outlineFound || mrz !== null, ocr, mrz, has_face };
+    let ocr: OcrResult = { full_text: '', lines: [], confidence: 0 };
+    if (enable_ocr) {
+      const rest = prep.page.boxes.filter((b) => inZone(b) && !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));
+      const late = await this.engine.readBoxes(prep.page, rest);
+      ocr = this.toResult(this.engine.assemble([...early, ...late, ...known.map(knownToLine)]), prep, img);
+    }
+    return { detected: prep.outlineFound || mrz !== null, ocr, mrz, has_face: face !== undefined };
   }
 
   private faceService(): FaceService {

@@ -93,6 +93,17 @@ export class MrzReader {
     return best;
   }
 
+  /**
+   * The rows of the most likely zone (the first candidate stack), cut as they will
+   * be read: a full scan reads the page's other boxes while the zone is read.
+   */
+  likelyZone(page: UprightPage): Quad[] {
+    const group = mrzCandidates(mergeRows(page.boxes))[0];
+    if (!group) return [];
+    const { x1, x2 } = blockSpan(group);
+    return group.map((r) => extendRow(r, x1, x2));
+  }
+
   private async readRows(img: RgbImage, rows: Row[], x1: number, x2: number): Promise<RowRead[]> {
     const quads = rows.map((r) => clampQuad(extendRow(r, x1, x2), img.width, img.height));
     return this.readQuads(img, undefined, quads, FIRST_PASS);
@@ -117,8 +128,7 @@ export class MrzReader {
 
   private async readGroup(img: RgbImage, source: SourceView, group: Row[]): Promise<MrzReading | undefined> {
     const h = Math.max(...group.map((r) => r.height));
-    const x1 = Math.min(...group.map((r) => r.x1)) - 0.15 * h;
-    const x2 = Math.max(...group.map((r) => r.x2)) + 0.15 * h;
+    const { x1, x2 } = blockSpan(group);
     const all = await this.readRows(img, group, x1, x2);
     // Rows long enough to be MRZ text, and at least one that clearly is (a names row
     // whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
@@ -171,6 +181,12 @@ export class MrzReader {
     const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
     return { parsed, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
   }
+}
+
+/** The horizontal span a zone's rows are read over: the block's, a little wider. */
+function blockSpan(group: Row[]): { x1: number; x2: number } {
+  const h = Math.max(...group.map((r) => r.height));
+  return { x1: Math.min(...group.map((r) => r.x1)) - 0.15 * h, x2: Math.max(...group.map((r) => r.x2)) + 0.15 * h };
 }
 
 /** Whether some character of the names field was read with little certainty. */
