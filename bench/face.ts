@@ -1,9 +1,11 @@
 /**
  * HTTP latency of POST /api/v1/detect and /verify on the real daemon (spawned as a child
  * process on 127.0.0.1), sequential and 4 concurrent, with the per-stage breakdown the
- * routes report in their Server-Timing header, against a baseline measured in the same run:
- * the raw onnxruntime time of the same models at the same input sizes (session.run alone,
- * in this process, with the daemon idle).
+ * routes report in their Server-Timing header, against two baselines measured in the same
+ * run: the same daemon with one inference worker (server.inference_workers 1, what Vigil
+ * ran before the pool), its requests interleaved with the default daemon's in blocks of 5
+ * so that both see the same load on a shared box; and the raw onnxruntime time of the same
+ * models at the same input sizes (session.run alone, in this process, daemons stopped).
  *
  *   node --import tsx bench/face.ts [--n 40]
  */
@@ -33,10 +35,18 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startDaemon(port: number, dataDir: string) {
+async function startDaemon(port: number, dataDir: string, workers: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli.ts')], {
     cwd: ROOT,
-    env: { ...process.env, VIGIL_HOST: '127.0.0.1', VIGIL_PORT: String(port), VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn', VIGIL_SERVER_HW_PROFILE: 'x86-cpu' },
+    env: {
+      ...process.env,
+      VIGIL_HOST: '127.0.0.1',
+      VIGIL_PORT: String(port),
+      VIGIL_DATA_DIR: dataDir,
+      VIGIL_LOG_LEVEL: 'warn',
+      VIGIL_SERVER_HW_PROFILE: 'x86-cpu',
+      VIGIL_SERVER_INFERENCE_WORKERS: String(workers),
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   for (let i = 0; i < 600; i++) {
@@ -74,15 +84,30 @@ async function post(url: string, files: Record<string, Buffer>): Promise<Sample>
   return { ms, stages };
 }
 
-async function run(url: string, files: Record<string, Buffer>, concurrency: number): Promise<Sample[]> {
-  for (let i = 0; i < 3; i++) await post(url, files);
+async function samples(url: string, files: Record<string, Buffer>, concurrency: number, n: number): Promise<Sample[]> {
   const out: Sample[] = [];
-  let left = N;
+  let left = n;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (left-- > 0) out.push(await post(url, files));
     }),
   );
+  return out;
+}
+
+const BLOCK = 5;
+
+/** N samples from each daemon, in alternating blocks; each one's wall time is summed over its own blocks. */
+async function interleaved(urls: string[], files: Record<string, Buffer>, concurrency: number) {
+  for (const url of urls) for (let i = 0; i < 3; i++) await post(url, files);
+  const out = urls.map(() => ({ samples: [] as Sample[], wall: 0 }));
+  for (let done = 0; done < N; done += BLOCK) {
+    for (const [i, url] of urls.entries()) {
+      const t0 = performance.now();
+      out[i]!.samples.push(...(await samples(url, files, concurrency, Math.min(BLOCK, N - done))));
+      out[i]!.wall += performance.now() - t0;
+    }
+  }
   return out;
 }
 
@@ -102,34 +127,50 @@ async function main() {
   const one = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const one2 = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama2.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const six = readFileSync(join(FACES, 'multi', 'faceapi_bbt4.jpg'));
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
-  const child = await startDaemon(port, dataDir);
-  const base = `http://127.0.0.1:${port}/api/v1`;
-  console.log(machineLine());
-  console.log(`daemon: defaults (scrfd_500m, faceplugin_512d, passive liveness, quality and demographics on), CPU provider; n=${N} per row\n`);
-  const cases: [string, string, Record<string, Buffer>][] = [
-    ['/detect one face 640x480', `${base}/detect`, { image: one }],
-    ['/detect six faces 710x473', `${base}/detect`, { image: six }],
-    ['/verify two 640x480 one-face', `${base}/verify`, { image1: one, image2: one2 }],
+  const daemons = [
+    { name: 'pool', workers: 0 },
+    { name: '1 worker', workers: 1 },
   ];
-  const results: { label: string; s: Summary; stages: Record<string, number> }[] = [];
+  const started = [];
+  for (const d of daemons) {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
+    started.push({ ...d, dataDir, child: await startDaemon(port, dataDir, d.workers), base: `http://127.0.0.1:${port}/api/v1` });
+  }
+  console.log(machineLine());
+  console.log(
+    `daemons: defaults (scrfd_500m, faceplugin_512d, passive liveness, quality and demographics on), CPU provider; the default inference pool vs server.inference_workers 1; n=${N} per row, interleaved in blocks of ${BLOCK}\n`,
+  );
+  const cases: [string, string, Record<string, Buffer>][] = [
+    ['/detect one face 640x480', '/detect', { image: one }],
+    ['/detect six faces 710x473', '/detect', { image: six }],
+    ['/verify two 640x480 one-face', '/verify', { image1: one, image2: one2 }],
+  ];
+  const results: { label: string; s: Summary; stages: Record<string, number>; vsOne: number }[] = [];
   try {
-    for (const [label, url, files] of cases) {
+    for (const [label, path, files] of cases) {
       for (const c of [1, 4]) {
-        const t0 = performance.now();
-        const samples = await run(url, files, c);
-        const wall = performance.now() - t0;
-        const stages = Object.fromEntries(STAGES.map((k) => [k, median(samples.map((x) => x.stages[k] ?? 0))]));
-        const s = summarize(samples.map((x) => x.ms));
-        results.push({ label: `${label}, ${c === 1 ? 'sequential' : '4 concurrent'} (${((N / wall) * 1000).toFixed(1)} req/s)`, s, stages });
+        const [pool, single] = await interleaved(
+          started.map((d) => d.base + path),
+          files,
+          c,
+        );
+        for (const [i, r] of [pool!, single!].entries()) {
+          const stages = Object.fromEntries(STAGES.map((k) => [k, median(r.samples.map((x) => x.stages[k] ?? 0))]));
+          const s = summarize(r.samples.map((x) => x.ms));
+          const rate = ((r.samples.length / r.wall) * 1000).toFixed(1);
+          const vsOne = s.p50 / summarize(single!.samples.map((x) => x.ms)).p50;
+          results.push({ label: `${label}, ${c === 1 ? 'sequential' : '4 concurrent'}, ${started[i]!.name} (${rate} req/s)`, s, stages, vsOne });
+        }
       }
     }
   } finally {
-    child.kill('SIGTERM');
+    // Both exit promises before either kill: a child that exits first must not be missed.
+    const exited = started.map((d) => new Promise((r) => d.child.once('exit', r)));
+    for (const d of started) d.child.kill('SIGTERM');
+    await Promise.all(exited);
+    for (const d of started) rmSync(d.dataDir, { recursive: true, force: true });
   }
-  await new Promise((r) => child.once('exit', r));
-  rmSync(dataDir, { recursive: true, force: true });
 
   // Baseline in the same run, daemon stopped: raw session.run of the same models and sizes.
   const det = await rawModel('face_det_scrfd_500m_kps.onnx', [1, 3, 480, 640]);
@@ -139,11 +180,11 @@ async function main() {
   const attr = await rawModel('face_attr_hse_faceres_224.onnx', [1, 224, 224, 3]);
   const perFace = rec.p50 + l1.p50 + l2.p50 + attr.p50;
   const floorDetect = det.p50 + perFace;
-  console.log('| request | n | p50 ms | p95 ms | x raw-model floor | ' + STAGES.map((k) => `${k} p50`).join(' | ') + ' |');
-  console.log('|---|---|---|---|---|' + STAGES.map(() => '---').join('|') + '|');
+  console.log('| request | n | p50 ms | p95 ms | x 1 worker | x raw-model floor | ' + STAGES.map((k) => `${k} p50`).join(' | ') + ' |');
+  console.log('|---|---|---|---|---|---|' + STAGES.map(() => '---').join('|') + '|');
   for (const r of results) {
     const floor = r.label.startsWith('/verify') ? 2 * floorDetect : r.label.includes('six') ? det.p50 + 6 * perFace : floorDetect;
-    console.log(row(r.label, r.s, `${(r.s.p50 / floor).toFixed(2)} | ${STAGES.map((k) => fmt(r.stages[k]!)).join(' | ')}`));
+    console.log(row(r.label, r.s, `${r.vsOne.toFixed(2)} | ${(r.s.p50 / floor).toFixed(2)} | ${STAGES.map((k) => fmt(r.stages[k]!)).join(' | ')}`));
   }
   console.log('\nBaseline, same run: raw onnxruntime session.run (CPU, main thread, random input)\n');
   console.log('| model | n | p50 ms | p95 ms |');

@@ -80,7 +80,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     config,
     log,
     bus: new EventBus(log.child({ component: 'event-bus' })),
-    models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' })),
+    models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' }), config.server.inference_workers),
     status: new StatusBoard(config),
     lifecycle,
     profile,

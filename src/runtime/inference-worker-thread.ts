@@ -9,6 +9,8 @@ import { createSession } from './onnx-session.js';
 import type { WireTensor, WorkerReply, WorkerRequest } from './inference-worker.js';
 
 const sessions = new Map<string, ort.InferenceSession>();
+/** Opens and runs under way: close waits for them, as onnxruntime-node aborts the process when a session creation completes in a terminated worker. */
+const inflight = new Set<Promise<unknown>>();
 
 function toWire(name: string, t: ort.Tensor): WireTensor {
   return { name, type: t.type as WireTensor['type'], data: t.data as WireTensor['data'], dims: [...t.dims] };
@@ -24,6 +26,7 @@ async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfe
     };
   }
   if (msg.op === 'close') {
+    await Promise.allSettled([...inflight]);
     for (const s of sessions.values()) await s.release();
     sessions.clear();
     return { reply: { id: msg.id, ok: true }, transfer: [] };
@@ -38,7 +41,12 @@ async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfe
 }
 
 parentPort!.on('message', (msg: WorkerRequest) => {
-  handle(msg).then(
+  const work = handle(msg);
+  if (msg.op !== 'close') {
+    inflight.add(work);
+    void work.catch(() => undefined).finally(() => inflight.delete(work));
+  }
+  work.then(
     ({ reply, transfer }) => parentPort!.postMessage(reply, transfer),
     (err: unknown) => parentPort!.postMessage({ id: msg.id, ok: false, error: (err as Error).message ?? String(err) } satisfies WorkerReply),
   );

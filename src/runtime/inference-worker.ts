@@ -12,10 +12,9 @@ import type { HwProfile } from './hw-profile.js';
  * requests). InferenceWorker moves sessions onto one worker thread: the main thread only
  * posts tensors (their buffers transferred, not copied) and awaits the answer.
  *
- * One worker, owned by the ModelRegistry, serialises the runs of every model of every
- * module; onnxruntime's intra-op thread pool already spreads each run over the cores, so on
- * small boxes more workers would only contend. A worker that dies fails its pending runs
- * with 503 and is respawned, sessions reopened, on the next run.
+ * The ModelRegistry's InferencePool runs several of these and spreads runs over them. A
+ * worker that dies fails its pending runs with 503 and is respawned, sessions reopened, on
+ * the next run.
  */
 
 export type WireType = 'float32' | 'float16' | 'int64' | 'int32' | 'uint8';
@@ -77,7 +76,8 @@ export class InferenceWorker {
   private readonly specs = new Map<string, OpenSpec>();
   /** Keys opened in the current worker generation. */
   private opened = new Map<string, Promise<void>>();
-  private closing = false;
+  /** Set by close(), for good: a run or open after it must not spawn a worker nobody closes. */
+  private closed = false;
 
   constructor(private readonly log: Logger) {}
 
@@ -96,7 +96,7 @@ export class InferenceWorker {
       if (this.worker !== w) return;
       this.worker = null;
       this.opened = new Map();
-      if (!this.closing) this.log.error({ code }, 'inference worker exited; it is respawned on the next run');
+      if (!this.closed) this.log.error({ code }, 'inference worker exited; it is respawned on the next run');
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
         p.reject(new ServiceUnavailableError('INFERENCE_UNAVAILABLE', `inference worker exited (code ${code}); retry the request`));
@@ -107,6 +107,8 @@ export class InferenceWorker {
   }
 
   private request(msg: WorkerRequest, transfer: ArrayBuffer[] = []): Promise<WorkerReply & { ok: true }> {
+    // A model load still warming up when the daemon stops lands here after close().
+    if (this.closed && msg.op !== 'close') return Promise.reject(new ServiceUnavailableError('INFERENCE_UNAVAILABLE', 'the inference worker is shut down'));
     const w = this.worker ?? this.spawn();
     return new Promise((resolve, reject) => {
       this.pending.set(msg.id, { resolve, reject });
@@ -128,7 +130,6 @@ export class InferenceWorker {
 
   /** Creates the session in the worker (the file was already checked and warmed by the ModelRegistry). */
   async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: { intraOpThreads?: number } = {}): Promise<WorkerModel> {
-    this.closing = false;
     const spec: OpenSpec = { file, profile, deviceId, ...(tuning.intraOpThreads ? { intraOpThreads: tuning.intraOpThreads } : {}) };
     this.specs.set(key, spec);
     this.opened.delete(key);
@@ -157,9 +158,9 @@ export class InferenceWorker {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const w = this.worker;
     if (!w) return;
-    this.closing = true;
     try {
       await this.request({ op: 'close', id: this.nextId++ });
     } catch {

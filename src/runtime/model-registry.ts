@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
 import { modelManifest, type ManifestEntry } from './model-manifest.js';
-import { InferenceWorker, type WireTensor, type WorkerModel } from './inference-worker.js';
+import { inferenceLayout, InferencePool, type InferenceLayout } from './inference-pool.js';
+import type { WireTensor, WorkerModel } from './inference-worker.js';
 import { tensorSession, type TensorSession } from './tensor-session.js';
 
 export interface ModelStatus {
@@ -45,12 +46,14 @@ async function fileSha256(file: string): Promise<string> {
 /**
  * Creates each model's session once, checks the file's sha256 first and warms the session
  * up with a zero input; a missing, corrupt or unloadable file leaves that model
- * loaded:false with the reason and touches nothing else. Every session lives in one
- * inference worker thread: onnxruntime-node computes run() synchronously on the calling
- * thread, so sessions on the main thread would hold the event loop for every inference.
+ * loaded:false with the reason and touches nothing else. Every session lives in the
+ * inference pool's worker threads (one copy per worker): onnxruntime-node computes run()
+ * synchronously on the calling thread, so sessions on the main thread would hold the event
+ * loop for every inference.
  */
 export class ModelRegistry {
-  private readonly worker: InferenceWorker;
+  private readonly pool: InferencePool;
+  readonly layout: InferenceLayout;
   private readonly loading = new Map<string, Promise<LoadedModel | undefined>>();
   private readonly loaded = new Map<string, LoadedModel>();
   private readonly statuses = new Map<string, ModelStatus>();
@@ -60,8 +63,11 @@ export class ModelRegistry {
     private readonly profile: HwProfile,
     private readonly deviceId: number,
     private readonly log: Logger,
+    /** server.inference_workers; 0 = one per core. */
+    inferenceWorkers = 0,
   ) {
-    this.worker = new InferenceWorker(log.child({ component: 'inference-worker' }));
+    this.layout = inferenceLayout(inferenceWorkers, profile.intra_op_threads);
+    this.pool = new InferencePool(this.layout.workers, log.child({ component: 'inference-worker' }));
   }
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */
@@ -96,11 +102,13 @@ export class ModelRegistry {
     }
     const t0 = performance.now();
     try {
-      const runner = await this.worker.open(name, file, this.profile, this.deviceId, { intraOpThreads });
+      const runner = await this.pool.open(name, file, this.profile, this.deviceId, { intraOpThreads: intraOpThreads || this.layout.intraOpThreads });
       const { provider, fallback_reason } = runner;
       status.load_ms = Math.round(performance.now() - t0);
       const t1 = performance.now();
-      await runner.run(entry.inputs.map((input, i) => zeroFeed(input.name, input.type, entry.warmup_shapes[i] ?? input.shape.map((d) => d ?? 1))));
+      // One warm-up per worker: concurrent runs go one to each.
+      const warmUp = () => runner.run(entry.inputs.map((input, i) => zeroFeed(input.name, input.type, entry.warmup_shapes[i] ?? input.shape.map((d) => d ?? 1))));
+      await Promise.all(Array.from({ length: this.pool.size }, warmUp));
       status.warmup_ms = Math.round(performance.now() - t1);
       Object.assign(status, { loaded: true, provider, ...(fallback_reason ? { fallback_reason } : {}) });
       if (fallback_reason) this.log.warn({ model: name, fallback_reason }, 'execution provider fell back to CPU');
@@ -132,7 +140,7 @@ export class ModelRegistry {
   }
 
   async close(): Promise<void> {
-    await this.worker.close();
+    await this.pool.close();
     this.loaded.clear();
     this.loading.clear();
   }

@@ -15,7 +15,7 @@ export interface SessionOptions {
   profile: HwProfile;
   /** GPU device id for GPU providers (face.ctx_id); -1 forces the CPU. */
   deviceId: number;
-  /** This model's intra-op threads, over the profile's intra_op_threads (person.detector_threads). */
+  /** onnxruntime intra-op threads (the pool's share of the cores, or a per-model setting); unset lets onnxruntime pick. */
   intraOpThreads?: number;
 }
 
@@ -38,7 +38,6 @@ export async function createSession(file: string, options: SessionOptions): Prom
     // from the next model. Measured on the shared 2-core box, one liveness frame p50: 441-568
     // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Active liveness").
     extra: { session: { intra_op: { allow_spinning: '0' } } },
-    ...(options.profile.intra_op_threads > 0 ? { intraOpNumThreads: options.profile.intra_op_threads } : {}),
     ...(options.intraOpThreads ? { intraOpNumThreads: options.intraOpThreads } : {}),
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;

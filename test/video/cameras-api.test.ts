@@ -104,7 +104,8 @@ describe('cameras API with a file source (PETS09-S2L1)', () => {
     assert.equal(cam.camera_id, 'pets');
     assert.equal(cam.source, clip);
     assert.equal(cam.is_running, true);
-    assert.equal(cam.frame_count, 0);
+    // ffmpeg may deliver the first frame before this answer is sent: a count, not necessarily 0.
+    assert.ok(Number.isInteger(cam.frame_count) && cam.frame_count >= 0 && cam.frame_count < 5, String(cam.frame_count));
     const dup = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'pets', source: clip } });
     assert.equal(dup.statusCode, 409);
     assertErrorShape(dup.json(), 409, 'CAMERA_EXISTS');

@@ -21,14 +21,14 @@ export const PersonSection = Type.Object(
       minimum: 1,
       maximum: 16,
       description:
-        "Camera frames handed to the detector at once, across all cameras. The models' inference worker runs one at a time; a second one queued keeps it busy while the first one's result is tracked.",
+        "Camera frames handed to the detector at once, across all cameras. Each inference worker runs one at a time; one more queued than there are workers keeps them busy while a result is tracked.",
     }),
     detector_threads: Type.Integer({
       default: 1,
       minimum: 0,
       maximum: 64,
       description:
-        "onnxruntime intra-op threads of the person detector's session; 0 takes the hw-profile's intra_op_threads. On the 2-vCPU box one thread ran YOLOX-nano faster and at half the CPU of two (docs/benchmarks.md).",
+        "onnxruntime intra-op threads of the person detector's session; 0 takes the inference pool's share of the cores (hw-profile intra_op_threads). On the 2-vCPU box one thread ran YOLOX-nano faster and at half the CPU of two (docs/benchmarks.md).",
     }),
   },
   { additionalProperties: false, default: {} },

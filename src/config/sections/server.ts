@@ -29,6 +29,13 @@ export const ServerSection = Type.Object(
       default: 'auto',
       description: 'Hardware profile name from hw-profiles/ (x86-cpu, x86-nvidia, jetson-orin, intel-vaapi) or auto to detect the box.',
     }),
+    inference_workers: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 64,
+      description:
+        'Inference worker threads, each holding every model; runs go to whichever is free. 0 = one per CPU core, at most 4, each session getting its share of the cores as onnxruntime intra-op threads (hw-profile intra_op_threads).',
+    }),
     max_upload_bytes: Type.Integer({
       default: 20 * 1024 * 1024,
       minimum: 1024,

@@ -117,7 +117,11 @@ export class FaceService {
    * warm-up, /admin/models status). Undefined when it cannot load (the registry keeps the reason).
    */
   async openModel(name: string): Promise<WorkerModel | undefined> {
-    return (await this.models.load(name))?.runner;
+    // The detector runs first in every request, before anything else of it can run, so its
+    // session gets every core: SCRFD-500m at 640x480 took 9.7 ms with two intra-op threads
+    // against 15.4 ms with the pool's one (docs/benchmarks.md, "Inference workers").
+    const tuning = name === this.detectorName ? { intraOpThreads: this.models.layout.cores } : {};
+    return (await this.models.load(name, tuning))?.runner;
   }
 
   /** A loaded model's worker session, or 503 MODEL_UNAVAILABLE with the registry's reason. */
@@ -157,11 +161,14 @@ export class FaceService {
 
   /** Every face found (up to maxFaces), largest first. */
   async analyze(img: RgbImage, opts: AnalyzeOptions = {}): Promise<AnalyzedFace[]> {
-    const faces = await this.detect(img, opts);
-    const out: AnalyzedFace[] = [];
-    // Faces run one after another: on a 2-core box parallel onnxruntime runs only contend.
-    for (const f of faces) out.push(await this.analyzeFace(img, f, opts));
-    return out;
+    return this.analyzeFaces(img, await this.detect(img, opts), opts);
+  }
+
+  /** Analyses faces already detected (by detect()), in their order. */
+  async analyzeFaces(img: RgbImage, faces: RawFace[], opts: AnalyzeOptions = {}): Promise<AnalyzedFace[]> {
+    // All faces at once: their model runs queue in the inference pool, which keeps every
+    // worker busy; awaiting face by face would leave all but one idle.
+    return Promise.all(faces.map((f) => this.analyzeFace(img, f, opts)));
   }
 
   /** The largest face, or 422 NO_FACE naming the form field the image came from. */
@@ -184,34 +191,33 @@ export class FaceService {
     // Optional model: absent means null, not a failed request.
     const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.models.tryGet(DEMOGRAPHICS_MODEL)?.runner : undefined;
     const size = faceSize(f.box);
-    let t0 = performance.now();
+    const t0 = performance.now();
     const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;
     if (t) t.align += performance.now() - t0;
-    let embedding: Float32Array | null = null;
-    if (wantEmbed && aligned) {
-      t0 = performance.now();
-      embedding = await this.recognizer().embed(aligned);
-      if (t) t.embed += performance.now() - t0;
-    }
+    // The models run concurrently (the pool spreads them over its workers), longest first so
+    // that the two short liveness runs fill in behind them: the recognizer as soon as the
+    // face is aligned, then demographics, then liveness. A timing is each stage's own wall
+    // time, so with two workers the stages overlap and sum to more than the request.
+    const timed = async <T>(stage: keyof StageTimings, work: () => Promise<T>): Promise<T> => {
+      const start = performance.now();
+      const value = await work();
+      if (t) t[stage] += performance.now() - start;
+      return value;
+    };
+    const embeddingP = wantEmbed && aligned ? timed('embed', () => this.recognizer().embed(aligned)) : Promise.resolve(null);
+    const demographicsP = demographicsModel
+      ? timed('demographics', () => estimateDemographics(demographicsModel, img, [f])).then(([d]) => d ?? null)
+      : Promise.resolve(null);
+    const livenessP = wantLiveness
+      ? timed('liveness', () => this.passiveLiveness().check(img, f.box)).then((l) => ({ is_live: l.is_live, score: r4(l.score) }))
+      : Promise.resolve(null);
     let quality: Quality | null = null;
     if (wantQuality && aligned) {
-      t0 = performance.now();
+      const q0 = performance.now();
       quality = assessQuality({ aligned, faceSize: size, kps: f.kps, gate: this.face.quality_gate });
-      if (t) t.quality += performance.now() - t0;
+      if (t) t.quality += performance.now() - q0;
     }
-    let liveness: FaceResult['liveness'] = null;
-    if (wantLiveness) {
-      t0 = performance.now();
-      const l = await this.passiveLiveness().check(img, f.box);
-      liveness = { is_live: l.is_live, score: r4(l.score) };
-      if (t) t.liveness += performance.now() - t0;
-    }
-    let demographics: Demographics | null = null;
-    if (demographicsModel) {
-      t0 = performance.now();
-      [demographics = null] = await estimateDemographics(demographicsModel, img, [f]);
-      if (t) t.demographics += performance.now() - t0;
-    }
+    const [embedding, liveness, demographics] = await Promise.all([embeddingP, livenessP, demographicsP]);
     return {
       embedding,
       result: {

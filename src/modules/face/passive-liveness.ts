@@ -51,12 +51,15 @@ export class PassiveLiveness {
 
   async check(img: RgbImage, box: Box): Promise<{ is_live: boolean; score: number }> {
     const sum = [0, 0, 0];
-    for (const { model, scale } of this.models) {
-      const [x1, y1, x2, y2] = livenessCropBox(img.width, img.height, box, scale);
-      const crop = cropResize(img, x1, y1, x2, y2, INPUT, INPUT);
-      const out = await model.run([floatFeed(model.inputNames[0]!, imageTensorData(crop, LAYOUT), [1, 3, INPUT, INPUT])]);
-      softmax(out[model.outputNames[0]!]!.data as Float32Array).forEach((p, i) => (sum[i] = (sum[i] ?? 0) + p));
-    }
+    // Both models at once: the inference pool runs them on different workers when it can.
+    const outs = await Promise.all(
+      this.models.map(({ model, scale }) => {
+        const [x1, y1, x2, y2] = livenessCropBox(img.width, img.height, box, scale);
+        const crop = cropResize(img, x1, y1, x2, y2, INPUT, INPUT);
+        return model.run([floatFeed(model.inputNames[0]!, imageTensorData(crop, LAYOUT), [1, 3, INPUT, INPUT])]).then((out) => out[model.outputNames[0]!]!);
+      }),
+    );
+    for (const out of outs) softmax(out.data as Float32Array).forEach((p, i) => (sum[i] = (sum[i] ?? 0) + p));
     const avg = sum.map((v) => v / this.models.length);
     const best = avg.indexOf(Math.max(...avg));
     return { is_live: best === REAL, score: avg[REAL]! };

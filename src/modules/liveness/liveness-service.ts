@@ -6,7 +6,7 @@ import { AbuseLimiter } from './abuse-limiter.js';
 import type { RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
 import { FaceMeasurer } from './face-measurer.js';
-import { frameFaces, type FrameFace } from './face-source.js';
+import { analyseFrameFaces, detectFrameFaces, faceBox, type FrameFace } from './face-source.js';
 import { livenessEventData } from './liveness-events.js';
 import type { Ending, FrameResult, LivenessSession, SessionState } from './session.js';
 import { SessionStore } from './session-store.js';
@@ -176,7 +176,17 @@ export class LivenessService {
       const judged = session.currentChallenge!.type;
       t0 = performance.now();
       const stage = emptyTimings();
-      const faces = await frameFaces(this.faces, img, stage);
+      const detected = await detectFrameFaces(this.faces, img, stage);
+      this.assertHeld(id);
+      // The largest face's landmarks start first, the longest chain (landmarks, then
+      // blendshapes), and its embedding and passive liveness run beside them on the other
+      // inference worker. The measures are read only after the checks that can end the
+      // frame first; a frame ended early drops them, and the catch keeps that from
+      // surfacing as an unhandled rejection.
+      const tm = performance.now();
+      const measuring = detected[0] ? this.measurer.measure(img, faceBox(detected[0])).then((m) => ({ m, ms: performance.now() - tm })) : undefined;
+      measuring?.catch(() => undefined);
+      const faces = await analyseFrameFaces(this.faces, img, detected, stage);
       this.assertHeld(id);
       timings.face = performance.now() - t0;
       timings.face_detect_model = stage.detect_model;
@@ -185,9 +195,8 @@ export class LivenessService {
       const face = this.singleFace(session, faces);
       const failed = this.definitiveChecks(session, face, arrivedAt);
       if (failed) return failed;
-      t0 = performance.now();
-      const m = await this.measurer.measure(img, face);
-      timings.measure = performance.now() - t0;
+      const { m, ms } = await measuring!;
+      timings.measure = ms;
       timings.measure_model = m.modelMs;
       this.assertHeld(id);
       if (!m.measurable) {

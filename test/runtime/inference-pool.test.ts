@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import { packageRoot } from '../../src/core/package-root.js';
+import { readProfile } from '../../src/runtime/hw-profile.js';
+import { inferenceLayout, InferencePool } from '../../src/runtime/inference-pool.js';
+import type { WireTensor, WorkerModel } from '../../src/runtime/inference-worker.js';
+
+const FILE = join(packageRoot(), 'models', 'antispoof_minifasnet_v2_scale2.7_80x80.onnx');
+const log = pino({ level: 'silent' });
+const profile = readProfile('x86-cpu');
+
+/** A distinct input per run (its buffer is transferred), so results can be told apart. */
+function feed(model: WorkerModel, value: number): WireTensor[] {
+  return [{ name: model.inputNames[0]!, type: 'float32', data: new Float32Array(3 * 80 * 80).fill(value), dims: [1, 3, 80, 80] }];
+}
+
+describe('inference layout', () => {
+  it('one worker per core up to 4, the cores shared out as intra-op threads; settings win', () => {
+    assert.deepEqual(inferenceLayout(0, 0, 2), { cores: 2, workers: 2, intraOpThreads: 1 });
+    assert.deepEqual(inferenceLayout(0, 0, 1), { cores: 1, workers: 1, intraOpThreads: 1 });
+    assert.deepEqual(inferenceLayout(0, 0, 8), { cores: 8, workers: 4, intraOpThreads: 2 });
+    assert.deepEqual(inferenceLayout(1, 0, 2), { cores: 2, workers: 1, intraOpThreads: 2 });
+    assert.deepEqual(inferenceLayout(3, 0, 2), { cores: 2, workers: 3, intraOpThreads: 1 });
+    assert.deepEqual(inferenceLayout(0, 4, 2), { cores: 2, workers: 2, intraOpThreads: 4 });
+  });
+});
+
+describe('inference pool', () => {
+  it('spreads concurrent runs over its workers, each answer going to its own caller', async () => {
+    const pool = new InferencePool(2, log);
+    try {
+      const model = await pool.open('v2', FILE, profile, -1, { intraOpThreads: 1 });
+      const single = new InferencePool(1, log);
+      const reference = await single.open('v2', FILE, profile, -1, { intraOpThreads: 1 });
+      const values = [0, 0.25, 0.5, 0.75, 1, -0.5, -1, 0.1];
+      const expected: number[][] = [];
+      for (const v of values) expected.push(Array.from((await reference.run(feed(reference, v)))[reference.outputNames[0]!]!.data as Float32Array));
+      await single.close();
+      const got = await Promise.all(values.map((v) => model.run(feed(model, v))));
+      got.forEach((out, i) => {
+        const data = Array.from(out[model.outputNames[0]!]!.data as Float32Array);
+        data.forEach((x, j) => assert.ok(Math.abs(x - expected[i]![j]!) < 1e-5, `run ${i} output ${j}: ${x} vs ${expected[i]![j]}`));
+      });
+      const { runs, queued } = pool.stats();
+      assert.equal(queued, 0);
+      assert.equal(runs.length, 2);
+      // 8 runs issued at once: both workers take some (each takes one at a time).
+      assert.ok(runs.every((n) => n > 0), `runs per worker ${runs.join(', ')}`);
+      assert.equal(runs.reduce((a, b) => a + b, 0), values.length);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('closes while a model is still opening without aborting, and runs nothing after', async () => {
+    const pool = new InferencePool(2, log);
+    const opening = pool.open('v2', FILE, profile, -1);
+    await new Promise((r) => setTimeout(r, 5));
+    await pool.close();
+    const model = await opening.catch(() => undefined);
+    if (model) await assert.rejects(model.run(feed(model, 0)), (e: Error & { code?: string }) => e.code === 'INFERENCE_UNAVAILABLE');
+  });
+});
