@@ -139,10 +139,12 @@ export class DocumentService {
     // so the inference pool has independent runs for every core.
     const zone = enable_mrz ? this.mrzReader.likelyZone(prep.page) : [];
     const inZone = (b: TextBox) => zone.some((q) => insideBbox(q, quadCenter(b.quad)));
-    const [found, early, face] = await Promise.all([
+    // Issued in this order: the portrait's one or two runs and the zone's rows first, so
+    // they do not wait behind the page's many lines.
+    const [face, found, early] = await Promise.all([
+      enable_face_extraction ? this.documentFace(prep.page.image, false) : undefined,
       enable_mrz ? this.readMrz(img, prep) : undefined,
       enable_ocr ? this.engine.readBoxes(prep.page, prep.page.boxes.filter((b) => !inZone(b))) : [],
-      enable_face_extraction ? this.documentFace(prep.page.image, false) : undefined,
     ]);
     const reading = found?.reading;
     const mrz = reading?.parsed.result ?? null;

@@ -18,8 +18,12 @@ const WIDTH_STEP = 8;
 export class TextRecognizer {
   constructor(private readonly session: TensorSession) {}
 
-  recognize(lines: LineImage[]): Promise<CtcMatrix[]> {
-    return Promise.all(lines.map((line) => this.recognizeOne(line)));
+  /** Widest lines are issued first, so the pool's workers finish together (no long line left for last). */
+  async recognize(lines: LineImage[]): Promise<CtcMatrix[]> {
+    const order = lines.map((_, i) => i).sort((a, b) => lines[b]!.width - lines[a]!.width);
+    const results: CtcMatrix[] = new Array<CtcMatrix>(lines.length);
+    await Promise.all(order.map(async (i) => (results[i] = await this.recognizeOne(lines[i]!))));
+    return results;
   }
 
   private async recognizeOne(line: LineImage): Promise<CtcMatrix> {
