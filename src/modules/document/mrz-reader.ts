@@ -60,7 +60,7 @@ const MORE_PASSES: ReadPass[] = [
 /** Crops are cut this many times the detected row height (see growAcross). */
 const MRZ_ROW_GROWTH = 1.35;
 
-/** A names character read with less probability than this asks for the other scales. */
+/** A names character read with less probability than this asks for the other reads. */
 const NAME_SURE = 0.8;
 
 /**
