@@ -3,10 +3,11 @@ import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.j
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { findOutline, rectify } from './document-outline.js';
-import { quadBbox, type Point, type Quad } from './geometry.js';
+import { quadBbox, quadCenter, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
-import { MrzReader, type MrzReading } from './mrz-reader.js';
-import { DET_MAX_SIDE, OcrEngine, workingCopy, type KnownLine, type OcrSessions, type UprightPage } from './ocr-engine.js';
+import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
+import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
+import type { TextBox } from './text-detector.js';
 import type { CV } from './opencv.js';
 import type { DocumentVerifyResult, OcrResult } from './schema.js';
 import { unrotatePoint } from './text-orientation.js';
@@ -16,6 +17,8 @@ interface Prepared {
   page: UprightPage;
   toUpload: (p: Point) => Point;
   outlineFound: boolean;
+  /** The upload and the way to it, for the MRZ reader's second look at the pixels. */
+  source: SourceView;
 }
 
 export interface ScanOutcome {
@@ -74,7 +77,7 @@ export class DocumentService {
       const q = toWorking(unrotatePoint(p, page.turns, w, h));
       return { x: q.x / scale, y: q.y / scale };
     };
-    return { page, toUpload, outlineFound };
+    return { page, toUpload, outlineFound, source: { image: img, toSource: toUpload } };
   }
 
   private bboxInUpload(quad: Quad, prep: Prepared, img: RgbImage): [number, number, number, number] {
@@ -84,8 +87,7 @@ export class DocumentService {
     return [cx(x1), cy(y1), cx(x2), cy(y2)];
   }
 
-  private async readText(prep: Prepared, img: RgbImage, known: KnownLine[] = []): Promise<OcrResult> {
-    const page = await this.engine.read(prep.page, known);
+  private toResult(page: OcrPage, prep: Prepared, img: RgbImage): OcrResult {
     return {
       full_text: page.full_text,
       lines: page.lines.map((l) => ({ text: l.text, bbox: this.bboxInUpload(l.quad, prep, img), confidence: r4(l.confidence) })),
@@ -95,7 +97,8 @@ export class DocumentService {
 
   async ocr(img: RgbImage): Promise<OcrResult> {
     if (!this.config.enable_ocr) throw featureDisabled('OCR', 'enable_ocr');
-    return this.readText(await this.prepare(img, false), img);
+    const prep = await this.prepare(img, false);
+    return this.toResult(await this.engine.read(prep.page), prep, img);
   }
 
   /** The MRZ, or 422 NO_MRZ. */
@@ -103,7 +106,8 @@ export class DocumentService {
     if (!this.config.enable_mrz) throw featureDisabled('MRZ reading', 'enable_mrz');
     // A first pass with a smaller detector input finds most zones (MRZ rows are the
     // page's largest text) at about 60% of the detector's cost; the full pass follows if not.
-    const fast = await this.mrzReader.read((await this.prepare(img, true, MRZ_FAST_DET_SIDE)).page);
+    const quick = await this.prepare(img, true, MRZ_FAST_DET_SIDE);
+    const fast = await this.mrzReader.read(quick.page, quick.source);
     let reading = fast;
     if (!fast?.parsed.result.check_digits_valid) {
       const full = (await this.readMrz(img, await this.prepare(img, true)))?.reading;
@@ -119,27 +123,41 @@ export class DocumentService {
    * zone is on the back.
    */
   private async readMrz(img: RgbImage, prep: Prepared): Promise<{ reading: MrzReading; prep: Prepared } | undefined> {
-    const reading = await this.mrzReader.read(prep.page);
+    const reading = await this.mrzReader.read(prep.page, prep.source);
     if (reading) return { reading, prep };
     if (!prep.outlineFound) return undefined;
     const whole = await this.prepare(img, false);
-    const again = await this.mrzReader.read(whole.page);
+    const again = await this.mrzReader.read(whole.page, whole.source);
     return again ? { reading: again, prep: whole } : undefined;
   }
 
   async scan(img: RgbImage): Promise<ScanOutcome> {
     const prep = await this.prepare(img, true);
-    const found = this.config.enable_mrz ? await this.readMrz(img, prep) : undefined;
+    const { enable_mrz, enable_ocr, enable_face_extraction } = this.config;
+    // The likely zone's boxes wait for the MRZ reading (its rows come back read over the
+    // MRZ alphabet and repaired); the page's other boxes and the portrait are read meanwhile,
+    // so the inference pool has independent runs for every core.
+    const zone = enable_mrz ? this.mrzReader.likelyZone(prep.page) : [];
+    const inZone = (b: TextBox) => zone.some((q) => insideBbox(q, quadCenter(b.quad)));
+    // Issued in this order: the portrait's one or two runs and the zone's rows first, so
+    // they do not wait behind the page's many lines.
+    const [face, found, early] = await Promise.all([
+      enable_face_extraction ? this.documentFace(prep.page.image, false) : undefined,
+      enable_mrz ? this.readMrz(img, prep) : undefined,
+      enable_ocr ? this.engine.readBoxes(prep.page, prep.page.boxes.filter((b) => !inZone(b))) : [],
+    ]);
     const reading = found?.reading;
     const mrz = reading?.parsed.result ?? null;
-    // The MRZ rows are already read (over the MRZ alphabet, repaired): OCR takes them as they
-    // are, when they were read on the page the OCR reads.
+    // OCR takes the MRZ rows as read, when they were read on the page the OCR reads.
     const known =
       reading && found.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
-    const ocr = this.config.enable_ocr ? await this.readText(prep, img, known) : { full_text: '', lines: [], confidence: 0 };
-    let has_face = false;
-    if (this.config.enable_face_extraction) has_face = (await this.documentFace(prep.page.image, false)) !== undefined;
-    return { detected: prep.outlineFound || mrz !== null, ocr, mrz, has_face };
+    let ocr: OcrResult = { full_text: '', lines: [], confidence: 0 };
+    if (enable_ocr) {
+      const rest = prep.page.boxes.filter((b) => inZone(b) && !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));
+      const late = await this.engine.readBoxes(prep.page, rest);
+      ocr = this.toResult(this.engine.assemble([...early, ...late, ...known.map(knownToLine)]), prep, img);
+    }
+    return { detected: prep.outlineFound || mrz !== null, ocr, mrz, has_face: face !== undefined };
   }
 
   private faceService(): FaceService {

@@ -25,6 +25,8 @@ export interface CropOptions {
   stretch?: number;
   /** Crops taller than this multiple of their width are turned upright (vertical text). */
   rotateTallerThan?: number;
+  /** Warp interpolation: bicubic (default, as PaddleOCR) or bilinear (a softer enlargement). */
+  interpolation?: 'cubic' | 'linear';
 }
 
 /**
@@ -54,7 +56,7 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
   const warped = new cv.Mat();
   const out = new cv.Mat();
   try {
-    cv.warpPerspective(src, warped, m, new cv.Size(warpW, warpH), cv.INTER_CUBIC, cv.BORDER_REPLICATE, new cv.Scalar());
+    cv.warpPerspective(src, warped, m, new cv.Size(warpW, warpH), opts.interpolation === 'linear' ? cv.INTER_LINEAR : cv.INTER_CUBIC, cv.BORDER_REPLICATE, new cv.Scalar());
     if (shrink) cv.resize(warped, out, new cv.Size(outW, outH), 0, 0, cv.INTER_AREA);
     const final = shrink ? out : warped;
     return { data: new Uint8Array(final.data), width: final.cols, height: final.rows };

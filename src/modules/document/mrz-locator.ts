@@ -110,6 +110,29 @@ export function extendRow(row: Row, x1: number, x2: number): Quad {
   ];
 }
 
+/**
+ * The quad grown by `k` across its reading direction, about its centre line. The
+ * detector's boxes hug MRZ glyphs; the recogniser reads small, blurred OCR-B far
+ * better with some margin above and below (on the shared MRZ set, raw character
+ * errors fell from 55 to 30 at 1.35 with the same crops otherwise).
+ */
+export function growAcross(quad: Quad, k: number): Quad {
+  const [tl, tr, br, bl] = quad;
+  const side = (top: Point, bottom: Point): [Point, Point] => {
+    const cx = (top.x + bottom.x) / 2;
+    const cy = (top.y + bottom.y) / 2;
+    const hx = ((bottom.x - top.x) / 2) * k;
+    const hy = ((bottom.y - top.y) / 2) * k;
+    return [
+      { x: cx - hx, y: cy - hy },
+      { x: cx + hx, y: cy + hy },
+    ];
+  };
+  const [a, d] = side(tl, bl);
+  const [b, c] = side(tr, br);
+  return [a, b, c, d];
+}
+
 /** A row one pitch above (-1) or below (+1) a block, for a TD1 line the detector missed. */
 export function shiftedRow(row: Row, pitch: number, dir: -1 | 1): Row {
   const quad = row.quad.map((p) => ({ x: p.x, y: p.y + dir * pitch })) as Quad;

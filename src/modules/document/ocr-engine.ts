@@ -2,6 +2,7 @@ import type { TensorSession } from '../../runtime/tensor-session.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import { ctcGreedy, meanProb, type CtcMatrix } from './ctc-decode.js';
 import { quadBbox, quadCenter, quadSize, type Quad } from './geometry.js';
+import { lineText } from './line-text.js';
 import { cropQuad, matFromRgb, type CropOptions, type LineImage } from './line-crop.js';
 import type { CV } from './opencv.js';
 import { TextDetector, type TextBox } from './text-detector.js';
@@ -104,21 +105,25 @@ export class OcrEngine {
    * in `known`: boxes inside them are not read again.
    */
   async read(page: UprightPage, known: KnownLine[] = []): Promise<OcrPage> {
-    const boxes = page.boxes.filter((b) => !known.some((k) => contains(k.quad, quadCenter(b.quad))));
+    const boxes = page.boxes.filter((b) => !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));
+    return this.assemble([...(await this.readBoxes(page, boxes)), ...known.map(knownToLine)]);
+  }
+
+  /** Reads some boxes of an upright page (lines that read as nothing are dropped), in no particular order. */
+  async readBoxes(page: UprightPage, boxes: TextBox[]): Promise<OcrLine[]> {
     const crops = this.crop(page.image, boxes.map((b) => b.quad), { height: REC_HEIGHT });
     const matrices = await this.recognize(crops);
     const lines: OcrLine[] = [];
     boxes.forEach((b, i) => {
       const chars = ctcGreedy(matrices[i]!);
-      // NFKC folds the full-width punctuation the Chinese dictionary prefers into ASCII.
-      const text = chars
-        .map((c) => this.dictionary[c.cls] ?? '')
-        .join('')
-        .normalize('NFKC')
-        .trim();
+      const text = lineText(chars.map((c) => this.dictionary[c.cls] ?? '').join(''));
       if (text) lines.push({ text, bbox: quadBbox(b.quad), confidence: meanProb(chars), quad: b.quad });
     });
-    for (const k of known) lines.push({ text: k.text, bbox: quadBbox(k.quad), confidence: k.confidence, quad: k.quad });
+    return lines;
+  }
+
+  /** A page's lines in reading order, with its text and confidence. */
+  assemble(lines: OcrLine[]): OcrPage {
     const ordered = readingOrder(lines);
     return { full_text: joinRows(ordered), lines: ordered, confidence: overallConfidence(ordered) };
   }
@@ -130,8 +135,12 @@ export interface KnownLine {
   confidence: number;
 }
 
+export function knownToLine(k: KnownLine): OcrLine {
+  return { text: k.text, bbox: quadBbox(k.quad), confidence: k.confidence, quad: k.quad };
+}
+
 /** Whether a point lies inside a quad's bounding box. */
-function contains(q: Quad, p: { x: number; y: number }): boolean {
+export function insideBbox(q: Quad, p: { x: number; y: number }): boolean {
   const [x1, y1, x2, y2] = quadBbox(q);
   return p.x >= x1 && p.x <= x2 && p.y >= y1 && p.y <= y2;
 }

@@ -39,8 +39,11 @@ export default fp(
       name: 'document-models',
       start: async () => {
         if (!doc.enabled) return;
-        const load = (name: string) => models.load(name, { file: join(doc.models_dir, modelManifest().get(name)!.file) });
-        const [det, rec, cls] = await Promise.all([load(OCR_MODELS.det), load(OCR_MODELS.rec), load(OCR_MODELS.cls)]);
+        const load = (name: string, intraOpThreads?: number) =>
+          models.load(name, { file: join(doc.models_dir, modelManifest().get(name)!.file), ...(intraOpThreads ? { intraOpThreads } : {}) });
+        // The detector is the one run of a page that nothing else overlaps (every later run
+        // needs its boxes), so it gets every core; the others take the pool's one thread each.
+        const [det, rec, cls] = await Promise.all([load(OCR_MODELS.det, models.layout.cores), load(OCR_MODELS.rec), load(OCR_MODELS.cls)]);
         try {
           const cv = await loadOpenCv();
           const dictionary = loadDictionary(doc.models_dir);
