@@ -36,7 +36,7 @@ interface QueuedRun {
  * waits in one queue for the first worker that frees up, so a long run never holds short
  * ones behind it while another worker sits idle. Measured on the 2-core box
  * (bench/inference-workers.ts, docs/benchmarks.md "Inference workers"): two runs at a time
- * on two one-thread workers got through 1.2 to 1.8 times the runs per second of one worker
+ * on two one-thread workers got through 1.2 to 1.9 times the runs per second of one worker
  * with two intra-op threads, and a small model (recognizer, MiniFASNet, landmarks) alone
  * ran within 20% of its two-thread time on one thread. So the cores are used by running
  * independent models at once (a face's recognizer beside its liveness and demographics, two
