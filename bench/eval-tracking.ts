@@ -19,9 +19,8 @@ import { packageRoot } from '../src/core/package-root.js';
 import { PERSON_MODEL } from '../src/modules/person/person-service.js';
 import { YoloxPersonDetector } from '../src/modules/person/yolox-detector.js';
 import { ByteTracker, defaultTrackerSettings } from '../src/modules/person/bytetrack.js';
-import { parseCameraSource } from '../src/modules/video/camera-source.js';
-import { buildStreamArgs } from '../src/modules/video/ffmpeg-args.js';
 import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
+import { fileStreamArgs } from './lib/file-stream.js';
 import { PpmStreamParser, type RawFrame } from '../src/modules/video/ppm-stream.js';
 import { CameraCounting } from '../src/modules/video/counting/camera-counting.js';
 import { makeLine } from '../src/modules/video/counting/rules.js';
@@ -64,16 +63,7 @@ const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
 
 /** Every frame of a file through the camera argv and the PPM parser, with backpressure. */
 async function* frames(file: string): AsyncGenerator<RawFrame> {
-  const args = buildStreamArgs({
-    source: parseCameraSource(file),
-    decode: { hwaccel: 'none' },
-    caps: ff.caps,
-    maxFps: null,
-    box: { width: detector.inputSize, height: detector.inputSize },
-    realtime: false,
-    loop: false,
-    rtspTimeoutMs: 5000,
-  });
+  const args = fileStreamArgs(ff, file, detector.inputSize);
   const child = spawn(ff.path, args, { stdio: ['ignore', 'pipe', 'ignore'] });
   const queue: RawFrame[] = [];
   const parser = new PpmStreamParser((f) => queue.push(f));

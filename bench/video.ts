@@ -27,9 +27,8 @@ import { ModelRegistry } from '../src/runtime/model-registry.js';
 import { PERSON_MODEL } from '../src/modules/person/person-service.js';
 import { YoloxPersonDetector } from '../src/modules/person/yolox-detector.js';
 import { ByteTracker, defaultTrackerSettings } from '../src/modules/person/bytetrack.js';
-import { parseCameraSource } from '../src/modules/video/camera-source.js';
-import { buildStreamArgs } from '../src/modules/video/ffmpeg-args.js';
 import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
+import { fileStreamArgs } from './lib/file-stream.js';
 import { PpmStreamParser, type RawFrame } from '../src/modules/video/ppm-stream.js';
 import { machineLine } from './lib/stats.js';
 
@@ -78,16 +77,7 @@ const detector = new YoloxPersonDetector(model);
 
 /** A: every frame of the file through the camera argv; `work` runs per frame (detection or nothing). */
 async function onePass(file: string, work: ((f: RawFrame) => Promise<void>) | null): Promise<{ frames: number; wall: number; ffCpu: number; nodeCpu: number }> {
-  const args = buildStreamArgs({
-    source: parseCameraSource(file),
-    decode: { hwaccel: 'none' },
-    caps: ff.caps,
-    maxFps: null,
-    box: { width: detector.inputSize, height: detector.inputSize },
-    realtime: false,
-    loop: false,
-    rtspTimeoutMs: 5000,
-  });
+  const args = fileStreamArgs(ff, file, detector.inputSize);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const child = spawn(ff.path, args, { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -220,16 +210,7 @@ let misses = 0;
 let cpuPerStream1 = 0;
 for (let n = 1; n <= MAX_STREAMS && misses < 2; n++) {
   // ffmpeg alone: the same n real-time streams, output parsed and dropped.
-  const argv = buildStreamArgs({
-    source: parseCameraSource(file720),
-    decode: { hwaccel: 'none' },
-    caps: ff.caps,
-    maxFps: 10,
-    box: { width: 416, height: 416 },
-    realtime: true,
-    loop: true,
-    rtspTimeoutMs: 5000,
-  });
+  const argv = fileStreamArgs(ff, file720, 416, { maxFps: 10 });
   const alone = Array.from({ length: n }, () => {
     const c = spawn(ff.path, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
     const p = new PpmStreamParser(() => undefined);
