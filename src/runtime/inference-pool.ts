@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { HwProfile } from './hw-profile.js';
-import { InferenceWorker, type TensorMap, type WireTensor, type WorkerModel } from './inference-worker.js';
+import { InferenceWorker, type WorkerModel } from './inference-worker.js';
 
 export interface InferenceLayout {
   /** CPU cores of the box (os.availableParallelism). */
@@ -24,17 +24,15 @@ export function inferenceLayout(workersSetting: number, intraOpSetting: number, 
   return { cores, workers, intraOpThreads };
 }
 
-interface QueuedRun {
-  models: WorkerModel[];
-  feeds: WireTensor[];
-  resolve: (out: TensorMap) => void;
-  reject: (err: unknown) => void;
-}
+/** A run waiting for a worker: `start(i)` runs it on worker i's copy of the model. */
+type QueuedRun = (worker: number) => Promise<void>;
 
 /**
  * Several inference workers, every model opened in each. A run goes to an idle worker, or
- * waits in one queue for the first worker that frees up, so a long run never holds short
- * ones behind it while another worker sits idle. Measured on the 2-core box
+ * waits for the first worker that frees up, so a long run never holds short ones behind it
+ * while another worker sits idle. Waiting runs queue per model and the models take turns:
+ * a face detection issued beside a page's thirty text lines, or a /detect arriving during a
+ * /scan, waits for one run per worker, not for all thirty. Measured on the 2-core box
  * (bench/inference-workers.ts, docs/benchmarks.md "Inference workers"): two runs at a time
  * on two one-thread workers got through 1.2 to 1.9 times the runs per second of one worker
  * with two intra-op threads, and a small model (recognizer, MiniFASNet, landmarks) alone
@@ -47,7 +45,8 @@ export class InferencePool {
   private readonly workers: InferenceWorker[];
   private readonly busy: boolean[];
   private readonly runs: number[];
-  private readonly queue: QueuedRun[] = [];
+  /** Waiting runs by model key; Map order is the turn order (a model that was served goes last). */
+  private readonly queues = new Map<string, QueuedRun[]>();
 
   constructor(
     size: number,
@@ -60,7 +59,9 @@ export class InferencePool {
 
   /** Runs each worker has taken, and runs waiting for one. */
   stats(): { runs: number[]; queued: number } {
-    return { runs: [...this.runs], queued: this.queue.length };
+    let queued = 0;
+    for (const q of this.queues.values()) queued += q.length;
+    return { runs: [...this.runs], queued };
   }
 
   get size(): number {
@@ -77,26 +78,42 @@ export class InferencePool {
       outputNames: first.outputNames,
       provider: first.provider,
       ...(first.fallback_reason ? { fallback_reason: first.fallback_reason } : {}),
-      run: (feeds) =>
-        new Promise<TensorMap>((resolve, reject) => {
-          this.queue.push({ models, feeds, resolve, reject });
-          this.dispatch();
-        }),
+      run: (feeds) => this.enqueue(key, (i) => models[i]!.run(feeds)),
+      runReduced: (feeds, reduce) => this.enqueue(key, (i) => models[i]!.runReduced(feeds, reduce)),
     };
   }
 
+  private enqueue<T>(key: string, call: (worker: number) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const queue = this.queues.get(key);
+      const run: QueuedRun = (i) => call(i).then(resolve, reject);
+      if (queue) queue.push(run);
+      else this.queues.set(key, [run]);
+      this.dispatch();
+    });
+  }
+
+  /** The next model's oldest run; that model's turn passes to the others. */
+  private next(): QueuedRun | undefined {
+    for (const [key, queue] of this.queues) {
+      const run = queue.shift()!;
+      this.queues.delete(key);
+      if (queue.length > 0) this.queues.set(key, queue);
+      return run;
+    }
+    return undefined;
+  }
+
   private dispatch(): void {
-    for (let i = 0; i < this.workers.length && this.queue.length > 0; i++) {
+    for (let i = 0; i < this.workers.length && this.queues.size > 0; i++) {
       if (this.busy[i]) continue;
-      const job = this.queue.shift()!;
+      const run = this.next()!;
       this.busy[i] = true;
       this.runs[i]!++;
-      void job.models[i]!.run(job.feeds)
-        .then(job.resolve, job.reject)
-        .finally(() => {
-          this.busy[i] = false;
-          this.dispatch();
-        });
+      void run(i).finally(() => {
+        this.busy[i] = false;
+        this.dispatch();
+      });
     }
   }
 

@@ -7,6 +7,7 @@ import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 import { createSession } from './onnx-session.js';
 import type { WireTensor, WorkerReply, WorkerRequest } from './inference-worker.js';
+import { reduceLastAxis } from './last-axis-reduction.js';
 
 const sessions = new Map<string, ort.InferenceSession>();
 /** Opens and runs under way: close waits for them, as onnxruntime-node aborts the process when a session creation completes in a terminated worker. */
@@ -36,8 +37,19 @@ async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfe
   const feeds: Record<string, ort.Tensor> = {};
   for (const f of msg.feeds) feeds[f.name] = new ort.Tensor(f.type, f.data, f.dims);
   const out = await session.run(feeds);
-  const outputs = Object.entries(out).map(([name, t]) => toWire(name, t));
-  return { reply: { id: msg.id, ok: true, outputs }, transfer: outputs.map((o) => o.data.buffer as ArrayBuffer) };
+  const reduce = msg.reduce;
+  if (!reduce) {
+    const outputs = Object.entries(out).map(([name, t]) => toWire(name, t));
+    return { reply: { id: msg.id, ok: true, outputs }, transfer: outputs.map((o) => o.data.buffer as ArrayBuffer) };
+  }
+  const wide = out[reduce.output];
+  if (!wide || wide.type !== 'float32') throw new Error(`output ${reduce.output} is not a float32 output of ${msg.key}`);
+  const reduced = reduceLastAxis(wide.data as Float32Array, wide.dims, reduce.keep);
+  const outputs = Object.entries(out)
+    .filter(([name]) => name !== reduce.output)
+    .map(([name, t]) => toWire(name, t));
+  const transfer = [...outputs.map((o) => o.data.buffer as ArrayBuffer), reduced.argmax.buffer, reduced.max.buffer, reduced.kept.buffer] as ArrayBuffer[];
+  return { reply: { id: msg.id, ok: true, outputs, reduced }, transfer };
 }
 
 parentPort!.on('message', (msg: WorkerRequest) => {

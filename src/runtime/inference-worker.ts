@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
+import type { LastAxisReduction, ReducedRows } from './last-axis-reduction.js';
 
 /**
  * onnxruntime-node's InferenceSession.run() returns a promise but runs the model
@@ -27,11 +28,11 @@ export interface WireTensor {
 
 export type WorkerRequest =
   | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number }
-  | { op: 'run'; id: number; key: string; feeds: WireTensor[] }
+  | { op: 'run'; id: number; key: string; feeds: WireTensor[]; reduce?: LastAxisReduction }
   | { op: 'close'; id: number };
 
 export type WorkerReply =
-  | { id: number; ok: true; inputNames?: string[]; outputNames?: string[]; provider?: string; fallback_reason?: string; outputs?: WireTensor[] }
+  | { id: number; ok: true; inputNames?: string[]; outputNames?: string[]; provider?: string; fallback_reason?: string; outputs?: WireTensor[]; reduced?: ReducedRows }
   | { id: number; ok: false; error: string };
 
 /** Outputs by name with their flat data and dims: what decoders read. */
@@ -55,6 +56,13 @@ export interface WorkerModel {
   /** Why the profile's preferred provider was not used, when it was not. */
   readonly fallback_reason?: string;
   run(feeds: WireTensor[]): Promise<TensorMap>;
+  /** A run whose `reduce.output` is reduced in the worker: it comes back as `reduced`, not among `outputs`. */
+  runReduced(feeds: WireTensor[], reduce: LastAxisReduction): Promise<ReducedRun>;
+}
+
+export interface ReducedRun {
+  outputs: TensorMap;
+  reduced: ReducedRows;
 }
 
 /**
@@ -74,8 +82,9 @@ export class InferenceWorker {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: WorkerReply & { ok: true }) => void; reject: (e: Error) => void }>();
   private readonly specs = new Map<string, OpenSpec>();
-  /** Keys opened in the current worker generation. */
+  /** Keys opened in the current worker generation, and those of them whose open has completed. */
   private opened = new Map<string, Promise<void>>();
+  private ready = new Set<string>();
   /** Set by close(), for good: a run or open after it must not spawn a worker nobody closes. */
   private closed = false;
 
@@ -96,6 +105,7 @@ export class InferenceWorker {
       if (this.worker !== w) return;
       this.worker = null;
       this.opened = new Map();
+      this.ready.clear();
       if (!this.closed) this.log.error({ code }, 'inference worker exited; it is respawned on the next run');
       for (const [id, p] of this.pending) {
         this.pending.delete(id);
@@ -117,26 +127,32 @@ export class InferenceWorker {
   }
 
   private ensureOpen(key: string): Promise<void> {
-    let p = this.opened.get(key);
-    if (!p) {
-      const spec = this.specs.get(key);
-      if (!spec) return Promise.reject(new Error(`model ${key} was never opened in the inference worker`));
-      p = this.request({ op: 'open', id: this.nextId++, key, ...spec }).then(() => undefined);
-      p.catch(() => this.opened.delete(key));
-      this.opened.set(key, p);
-    }
-    return p;
+    const p = this.opened.get(key);
+    if (p) return p;
+    const spec = this.specs.get(key);
+    if (!spec) return Promise.reject(new Error(`model ${key} was never opened in the inference worker`));
+    return this.track(key, this.request({ op: 'open', id: this.nextId++, key, ...spec }));
+  }
+
+  /** Records an open under way in this worker generation; a failed one is retried by the next run. */
+  private track(key: string, reply: Promise<unknown>): Promise<void> {
+    const done: Promise<void> = reply.then(() => {
+      if (this.opened.get(key) === done) this.ready.add(key);
+    });
+    done.catch(() => {
+      if (this.opened.get(key) === done) this.opened.delete(key);
+    });
+    this.ready.delete(key);
+    this.opened.set(key, done);
+    return done;
   }
 
   /** Creates the session in the worker (the file was already checked and warmed by the ModelRegistry). */
   async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: { intraOpThreads?: number } = {}): Promise<WorkerModel> {
     const spec: OpenSpec = { file, profile, deviceId, ...(tuning.intraOpThreads ? { intraOpThreads: tuning.intraOpThreads } : {}) };
     this.specs.set(key, spec);
-    this.opened.delete(key);
     const reply = this.request({ op: 'open', id: this.nextId++, key, ...spec });
-    const done = reply.then(() => undefined);
-    done.catch(() => this.opened.delete(key));
-    this.opened.set(key, done);
+    void this.track(key, reply);
     const { inputNames = [], outputNames = [], provider = 'cpu', fallback_reason } = await reply;
     return {
       key,
@@ -144,17 +160,23 @@ export class InferenceWorker {
       outputNames,
       provider,
       ...(fallback_reason ? { fallback_reason } : {}),
-      run: async (feeds) => {
-        await this.ensureOpen(key);
-        const reply = await this.request(
-          { op: 'run', id: this.nextId++, key, feeds },
-          feeds.map((f) => f.data.buffer as ArrayBuffer),
-        );
-        const out: TensorMap = {};
-        for (const o of reply.outputs ?? []) out[o.name] = { type: o.type, data: o.data, dims: o.dims };
-        return out;
+      run: async (feeds) => (await this.run(key, feeds)).outputs,
+      runReduced: async (feeds, reduce) => {
+        const { outputs, reduced } = await this.run(key, feeds, reduce);
+        if (!reduced) throw new Error(`the inference worker did not reduce ${reduce.output}`);
+        return { outputs, reduced };
       },
     };
+  }
+
+  private async run(key: string, feeds: WireTensor[], reduce?: LastAxisReduction): Promise<{ outputs: TensorMap; reduced?: ReducedRows }> {
+    // Posted at once when the session is open (no await first): a caller issuing many
+    // runs in one synchronous loop has the worker start on the first while it prepares the next.
+    if (!this.ready.has(key)) await this.ensureOpen(key);
+    const reply = await this.request({ op: 'run', id: this.nextId++, key, feeds, ...(reduce ? { reduce } : {}) }, feeds.map((f) => f.data.buffer as ArrayBuffer));
+    const outputs: TensorMap = {};
+    for (const o of reply.outputs ?? []) outputs[o.name] = { type: o.type, data: o.data, dims: o.dims };
+    return { outputs, ...(reply.reduced ? { reduced: reply.reduced } : {}) };
   }
 
   async close(): Promise<void> {
@@ -168,6 +190,7 @@ export class InferenceWorker {
     }
     this.worker = null;
     this.opened = new Map();
+    this.ready.clear();
     await w.terminate();
   }
 }

@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CtcMatrix } from '../../src/modules/document/ctc-decode.js';
+import { BLANK, type CtcMatrix } from '../../src/modules/document/ctc-decode.js';
 import { isExpired, documentScannedData } from '../../src/modules/document/document-events.js';
 import { MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
 import { parseMrz } from '../../src/modules/document/mrz-parser.js';
 import { plausible } from '../../src/modules/document/mrz-reader.js';
 import { alignLine, distsToText, mrzClassIndices, readMrzLine } from '../../src/modules/document/mrz-slots.js';
+import { reduceLastAxis } from '../../src/runtime/last-axis-reduction.js';
 
 // A toy dictionary: blank, the MRZ alphabet, space (the real one has 6623 characters).
 const DICT = ['', ...MRZ_ALPHABET, ' '];
@@ -30,7 +31,10 @@ function matrix(text: string, pitch: number, opts: { hold?: number; mergeFillers
       probs[t * classes + DICT.indexOf(c)] = 0.98;
     }
   });
-  return { probs, steps, classes };
+  // Reduced as the inference worker reduces a recogniser's output.
+  const kept = [BLANK, ...IDX];
+  const r = reduceLastAxis(probs, [1, steps, classes], kept);
+  return { steps, best: r.argmax, bestProb: r.max, kept, keptProbs: r.kept };
 }
 
 const LINE = 'P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<';

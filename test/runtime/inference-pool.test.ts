@@ -54,6 +54,45 @@ describe('inference pool', () => {
     }
   });
 
+  it('lets the models take turns: a run of one model does not wait behind all queued runs of another', async () => {
+    const pool = new InferencePool(1, log);
+    try {
+      const a = await pool.open('a', FILE, profile, -1, { intraOpThreads: 1 });
+      const b = await pool.open('b', FILE, profile, -1, { intraOpThreads: 1 });
+      const done: string[] = [];
+      const runs = [1, 2, 3, 4].map((n) => a.run(feed(a, n / 10)).then(() => done.push(`a${n}`)));
+      runs.push(b.run(feed(b, 0.5)).then(() => done.push('b1')));
+      await Promise.all(runs);
+      // a1 was running when the rest queued; then a2, and b's turn before a3 and a4.
+      assert.deepEqual(done, ['a1', 'a2', 'b1', 'a3', 'a4']);
+      assert.equal(pool.stats().queued, 0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('reduces an output in the worker: the argmax, maximum and kept columns of the whole output', async () => {
+    const pool = new InferencePool(2, log);
+    try {
+      const model = await pool.open('v2', FILE, profile, -1, { intraOpThreads: 1 });
+      const output = model.outputNames[0]!;
+      const whole = (await model.run(feed(model, 0.3)))[output]!;
+      const full = whole.data as Float32Array;
+      const width = whole.dims[whole.dims.length - 1]!;
+      const { outputs, reduced } = await model.runReduced(feed(model, 0.3), { output, keep: [2, 0] });
+      assert.equal(outputs[output], undefined, 'the reduced output does not come back whole');
+      assert.equal(reduced.rows, full.length / width);
+      const best = full.indexOf(Math.max(...full.subarray(0, width)));
+      assert.equal(reduced.argmax[0], best);
+      assert.ok(Math.abs(reduced.max[0]! - full[best]!) < 1e-6);
+      assert.deepEqual(Array.from(reduced.kept.subarray(0, 2)), [full[2], full[0]]);
+      await assert.rejects(model.runReduced(feed(model, 0.3), { output, keep: [width] }), /outside the last axis/);
+      await assert.rejects(model.runReduced(feed(model, 0.3), { output: 'nope', keep: [0] }), /not a float32 output/);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('closes while a model is still opening without aborting, and runs nothing after', async () => {
     const pool = new InferencePool(2, log);
     const opening = pool.open('v2', FILE, profile, -1);

@@ -11,15 +11,32 @@ export interface CtcChar {
   t1: number;
   /** Highest probability of the class over its run. */
   prob: number;
-  /** Runner-up classes at the peak timestep, most likely first (only from the allowed set). */
-  alternatives: { cls: number; prob: number }[];
 }
 
-/** A line's output: T timesteps of C class probabilities, row-major. */
+/**
+ * A line's output as the inference worker reduces it (see last-axis-reduction.ts): the
+ * full matrix of T timesteps by 6,625 classes never reaches the main thread, only each
+ * timestep's best class and the probabilities of the classes the reader looks at
+ * individually (the blank and the MRZ alphabet).
+ */
 export interface CtcMatrix {
-  probs: Float32Array;
   steps: number;
-  classes: number;
+  /** Per timestep, the most probable class over the whole dictionary and its probability. */
+  best: Int32Array;
+  bestProb: Float32Array;
+  /** The classes whose probability is kept at every timestep; the blank is one of them. */
+  kept: readonly number[];
+  /** steps x kept.length probabilities, row-major. */
+  keptProbs: Float32Array;
+}
+
+/** Positions in `m.kept` of the given classes. */
+export function keptColumns(m: CtcMatrix, classes: readonly number[]): number[] {
+  return classes.map((c) => {
+    const k = m.kept.indexOf(c);
+    if (k < 0) throw new Error(`class ${c} was not kept in the recogniser's output`);
+    return k;
+  });
 }
 
 /**
@@ -27,56 +44,36 @@ export interface CtcMatrix {
  * classes (and the blank) compete: reading an MRZ, a '<' that the full Chinese
  * dictionary would call '«' or 'く' is forced into the MRZ alphabet.
  */
-export function ctcGreedy(m: CtcMatrix, allowed?: readonly number[], keepAlternatives = 0): CtcChar[] {
+export function ctcGreedy(m: CtcMatrix, allowed?: readonly number[]): CtcChar[] {
   const out: CtcChar[] = [];
   const candidates = allowed ? [BLANK, ...allowed] : undefined;
+  const columns = candidates ? keptColumns(m, candidates) : undefined;
+  const width = m.kept.length;
   let prev = BLANK;
   let cur: CtcChar | undefined;
   for (let t = 0; t < m.steps; t++) {
-    const base = t * m.classes;
-    let best = BLANK;
-    let bestP = -1;
-    if (candidates) {
-      for (const c of candidates) {
-        const p = m.probs[base + c]!;
+    let best = m.best[t]!;
+    let bestP = m.bestProb[t]!;
+    if (candidates && columns) {
+      bestP = -1;
+      for (let i = 0; i < columns.length; i++) {
+        const p = m.keptProbs[t * width + columns[i]!]!;
         if (p > bestP) {
           bestP = p;
-          best = c;
-        }
-      }
-    } else {
-      for (let c = 0; c < m.classes; c++) {
-        const p = m.probs[base + c]!;
-        if (p > bestP) {
-          bestP = p;
-          best = c;
+          best = candidates[i]!;
         }
       }
     }
     if (best !== BLANK && best === prev && cur) {
       cur.t1 = t;
-      if (bestP > cur.prob) {
-        cur.prob = bestP;
-        if (keepAlternatives) cur.alternatives = runnersUp(m, base, best, candidates, keepAlternatives);
-      }
+      cur.prob = Math.max(cur.prob, bestP);
     } else if (best !== BLANK) {
-      cur = { cls: best, t0: t, t1: t, prob: bestP, alternatives: keepAlternatives ? runnersUp(m, base, best, candidates, keepAlternatives) : [] };
+      cur = { cls: best, t0: t, t1: t, prob: bestP };
       out.push(cur);
     }
     prev = best;
   }
   return out;
-}
-
-function runnersUp(m: CtcMatrix, base: number, best: number, candidates: readonly number[] | undefined, k: number): { cls: number; prob: number }[] {
-  const pool = candidates ?? Array.from({ length: m.classes }, (_, i) => i);
-  const scored: { cls: number; prob: number }[] = [];
-  for (const c of pool) {
-    if (c === BLANK || c === best) continue;
-    scored.push({ cls: c, prob: m.probs[base + c]! });
-  }
-  scored.sort((a, b) => b.prob - a.prob);
-  return scored.slice(0, k);
 }
 
 /** Mean character probability, the line confidence PaddleOCR reports (0 for an empty line). */

@@ -173,7 +173,8 @@ export class DocumentService {
    */
   private async documentFace(img: RgbImage, embed: boolean): Promise<AnalyzedFace | undefined> {
     const fs = this.faceService();
-    const opts = { embed, quality: false, liveness: false, maxFaces: 1, minFaceUpscale: true };
+    // The spec's document faces carry no demographics, and a scan only asks whether there is one.
+    const opts = { embed, quality: false, liveness: false, demographics: false, maxFaces: 1, minFaceUpscale: true };
     const [face] = await fs.analyze(img, opts);
     if (face) return face;
     const half = Math.max(1, Math.round(img.width / 2));
@@ -200,7 +201,7 @@ export class DocumentService {
     const fs = this.faceService();
     const docFace = await this.documentFace(document, true);
     if (!docFace?.embedding) throw new UnprocessableError('NO_FACE', 'no face found in "document"', { field: 'document' });
-    const selfieFace = await fs.largest(selfie, 'selfie', { quality: false, liveness: false });
+    const selfieFace = await fs.largest(selfie, 'selfie', { quality: false, liveness: false, demographics: false });
     const similarity = fs.similarity(docFace.embedding, selfieFace.embedding!);
     // The spec: in document verify, quality, demographics and liveness are null.
     const plain = (f: AnalyzedFace) => ({ ...f.result, quality: null, demographics: null, liveness: null });

@@ -36,17 +36,8 @@ export interface CropOptions {
  * its own size first and then shrunk with area averaging instead of point sampling.
  */
 export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineImage {
-  let { width: qw, height: qh } = quadSize(quad);
-  qw = Math.max(1, qw);
-  qh = Math.max(1, qh);
-  let corners = quad;
-  if (qh / qw >= (opts.rotateTallerThan ?? 1.5)) {
-    // Vertical text: read it as if turned 90 degrees counter-clockwise (np.rot90 in PaddleOCR).
-    corners = [quad[1], quad[2], quad[3], quad[0]];
-    [qw, qh] = [qh, qw];
-  }
+  const { corners, qw, qh, outW } = cropGeometry(quad, opts);
   const outH = opts.height;
-  const outW = Math.max(1, Math.round((outH * qw * (opts.stretch ?? 1)) / qh));
   const shrink = qh > outH * 1.5;
   const warpW = shrink ? Math.round(qw) : outW;
   const warpH = shrink ? Math.round(qh) : outH;
@@ -67,6 +58,24 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
     warped.delete();
     out.delete();
   }
+}
+
+/** The crop's width before cutting it: what the recogniser will have to read. */
+export function cropWidth(quad: Quad, opts: CropOptions): number {
+  return cropGeometry(quad, opts).outW;
+}
+
+function cropGeometry(quad: Quad, opts: CropOptions): { corners: Quad; qw: number; qh: number; outW: number } {
+  let { width: qw, height: qh } = quadSize(quad);
+  qw = Math.max(1, qw);
+  qh = Math.max(1, qh);
+  let corners = quad;
+  if (qh / qw >= (opts.rotateTallerThan ?? 1.5)) {
+    // Vertical text: read it as if turned 90 degrees counter-clockwise (np.rot90 in PaddleOCR).
+    corners = [quad[1], quad[2], quad[3], quad[0]];
+    [qw, qh] = [qh, qw];
+  }
+  return { corners, qw, qh, outW: Math.max(1, Math.round((opts.height * qw * (opts.stretch ?? 1)) / qh)) };
 }
 
 /** The crop turned 180 degrees (for lines the orientation classifier finds upside down). */

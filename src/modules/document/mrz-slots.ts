@@ -1,4 +1,4 @@
-import { ctcGreedy, type CtcChar, type CtcMatrix } from './ctc-decode.js';
+import { ctcGreedy, keptColumns, type CtcChar, type CtcMatrix } from './ctc-decode.js';
 import { MRZ_ALPHABET } from './mrz-format.js';
 import type { SlotDist } from './mrz-repair.js';
 
@@ -41,11 +41,12 @@ export function readMrzLine(m: CtcMatrix, classIdx: number[]): LineRead {
 /** Distribution over the MRZ alphabet: per-class maximum over timesteps [t0, t1], normalised. */
 function windowDist(m: CtcMatrix, classIdx: number[], t0: number, t1: number): SlotDist {
   const d = new Float32Array(classIdx.length);
+  const columns = keptColumns(m, classIdx);
+  const width = m.kept.length;
   const a = Math.max(0, Math.floor(t0));
   const b = Math.min(m.steps - 1, Math.ceil(t1));
   for (let t = a; t <= b; t++) {
-    const base = t * m.classes;
-    for (let k = 0; k < classIdx.length; k++) d[k] = Math.max(d[k]!, m.probs[base + classIdx[k]!]!);
+    for (let k = 0; k < columns.length; k++) d[k] = Math.max(d[k]!, m.keptProbs[t * width + columns[k]!]!);
   }
   let sum = 0;
   for (const v of d) sum += v;

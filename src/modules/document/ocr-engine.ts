@@ -1,17 +1,20 @@
+import type { WorkerModel } from '../../runtime/inference-worker.js';
 import type { TensorSession } from '../../runtime/tensor-session.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
-import { ctcGreedy, meanProb, type CtcMatrix } from './ctc-decode.js';
+import { BLANK, ctcGreedy, meanProb, type CtcMatrix } from './ctc-decode.js';
 import { quadBbox, quadCenter, quadSize, type Quad } from './geometry.js';
 import { lineText } from './line-text.js';
-import { cropQuad, matFromRgb, type CropOptions, type LineImage } from './line-crop.js';
+import { cropQuad, cropWidth, matFromRgb, type CropOptions, type LineImage } from './line-crop.js';
 import type { CV } from './opencv.js';
 import { TextDetector, type TextBox } from './text-detector.js';
 import { longestBoxes, rotateQuad, textIsVertical, upsideDownVote, type QuarterTurns } from './text-orientation.js';
+import { mrzClassIndices } from './mrz-slots.js';
 import { REC_HEIGHT, TextRecognizer } from './text-recognizer.js';
 
 export interface OcrSessions {
   det: TensorSession;
-  rec: TensorSession;
+  /** Run through runReduced, so its 6,625-class outputs stay in the inference worker. */
+  rec: WorkerModel;
   /** Optional 0/180 classifier; without it upside-down pages are read as they come. */
   cls?: TensorSession;
 }
@@ -58,7 +61,7 @@ export class OcrEngine {
     readonly dictionary: string[],
   ) {
     this.detector = new TextDetector(sessions.det, cv);
-    this.recognizer = new TextRecognizer(sessions.rec);
+    this.recognizer = new TextRecognizer(sessions.rec, [BLANK, ...mrzClassIndices(dictionary)]);
   }
 
   detect(img: RgbImage, maxSide = DET_MAX_SIDE): Promise<TextBox[]> {
@@ -95,8 +98,26 @@ export class OcrEngine {
     }
   }
 
-  recognize(lines: LineImage[]): Promise<CtcMatrix[]> {
-    return this.recognizer.recognize(lines);
+  /**
+   * Cuts each quad and reads it, the widest first (the pool's workers then finish
+   * together, no long line left for last). Each line's run is posted as soon as it is
+   * cut, so the workers read while the rest are cut.
+   */
+  async readQuads(img: RgbImage, quads: Quad[], opts: CropOptions): Promise<LineRead[]> {
+    if (quads.length === 0) return [];
+    const widths = quads.map((q) => cropWidth(q, opts));
+    const order = quads.map((_, i) => i).sort((a, b) => widths[b]! - widths[a]!);
+    const reads = new Array<Promise<LineRead>>(quads.length);
+    const src = matFromRgb(this.cv, img);
+    try {
+      for (const i of order) {
+        const line = cropQuad(this.cv, src, quads[i]!, opts);
+        reads[i] = this.recognizer.recognize(line).then((matrix) => ({ matrix, width: line.width }));
+      }
+    } finally {
+      src.delete();
+    }
+    return Promise.all(reads);
   }
 
   /**
@@ -111,11 +132,10 @@ export class OcrEngine {
 
   /** Reads some boxes of an upright page (lines that read as nothing are dropped), in no particular order. */
   async readBoxes(page: UprightPage, boxes: TextBox[]): Promise<OcrLine[]> {
-    const crops = this.crop(page.image, boxes.map((b) => b.quad), { height: REC_HEIGHT });
-    const matrices = await this.recognize(crops);
+    const reads = await this.readQuads(page.image, boxes.map((b) => b.quad), { height: REC_HEIGHT });
     const lines: OcrLine[] = [];
     boxes.forEach((b, i) => {
-      const chars = ctcGreedy(matrices[i]!);
+      const chars = ctcGreedy(reads[i]!.matrix);
       const text = lineText(chars.map((c) => this.dictionary[c.cls] ?? '').join(''));
       if (text) lines.push({ text, bbox: quadBbox(b.quad), confidence: meanProb(chars), quad: b.quad });
     });
@@ -127,6 +147,12 @@ export class OcrEngine {
     const ordered = readingOrder(lines);
     return { full_text: joinRows(ordered), lines: ordered, confidence: overallConfidence(ordered) };
   }
+}
+
+/** A line's recogniser output and the width it was read at. */
+export interface LineRead {
+  matrix: CtcMatrix;
+  width: number;
 }
 
 export interface KnownLine {

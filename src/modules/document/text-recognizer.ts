@@ -1,5 +1,4 @@
-import type { TensorSession } from '../../runtime/tensor-session.js';
-import ort from 'onnxruntime-node';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import type { CtcMatrix } from './ctc-decode.js';
 import type { LineImage } from './line-crop.js';
 
@@ -9,24 +8,22 @@ export const REC_HEIGHT = 48;
 const WIDTH_STEP = 8;
 
 /**
- * PP-OCRv4 line recognition, one run per line, all issued at once. Measured on
+ * PP-OCRv4 line recognition, one run per line, issued as each line is cut. Measured on
  * a passport page's 30 lines (CPU, onnxruntime): PaddleOCR-style batches of 6
  * similar widths padded to at least 320 cost 1.6x the CPU time of single-line
  * runs (padding, and the batched graph itself is slower per column), and
- * concurrent runs spread over the inference pool's workers.
+ * concurrent runs spread over the inference pool's workers. Each output is reduced
+ * in the worker to what the readers use (see CtcMatrix).
  */
 export class TextRecognizer {
-  constructor(private readonly session: TensorSession) {}
+  constructor(
+    private readonly model: WorkerModel,
+    /** Classes whose probability is kept at every timestep (the blank and the MRZ alphabet). */
+    private readonly kept: readonly number[],
+  ) {}
 
-  /** Widest lines are issued first, so the pool's workers finish together (no long line left for last). */
-  async recognize(lines: LineImage[]): Promise<CtcMatrix[]> {
-    const order = lines.map((_, i) => i).sort((a, b) => lines[b]!.width - lines[a]!.width);
-    const results: CtcMatrix[] = new Array<CtcMatrix>(lines.length);
-    await Promise.all(order.map(async (i) => (results[i] = await this.recognizeOne(lines[i]!))));
-    return results;
-  }
-
-  private async recognizeOne(line: LineImage): Promise<CtcMatrix> {
+  /** Posts the run at once (see OcrEngine.readQuads for the order lines are issued in). */
+  async recognize(line: LineImage): Promise<CtcMatrix> {
     const w = Math.ceil(line.width / WIDTH_STEP) * WIDTH_STEP;
     const plane = REC_HEIGHT * w;
     const input = new Float32Array(3 * plane);
@@ -40,11 +37,10 @@ export class TextRecognizer {
         input[2 * plane + q] = line.data[p]! / 127.5 - 1;
       }
     }
-    const feeds = { [this.session.inputNames[0]!]: new ort.Tensor('float32', input, [1, 3, REC_HEIGHT, w]) };
-    const out = (await this.session.run(feeds))[this.session.outputNames[0]!]!;
-    const [, steps, classes] = out.dims as [number, number, number];
+    const output = this.model.outputNames[0]!;
+    const { reduced } = await this.model.runReduced([floatFeed(this.model.inputNames[0]!, input, [1, 3, REC_HEIGHT, w])], { output, keep: this.kept });
     // Timesteps past the line's own width only saw padding.
-    const own = Math.min(steps, Math.ceil((line.width / w) * steps));
-    return { probs: (out.data as Float32Array).subarray(0, own * classes), steps: own, classes };
+    const steps = Math.min(reduced.rows, Math.ceil((line.width / w) * reduced.rows));
+    return { steps, best: reduced.argmax, bestProb: reduced.max, kept: this.kept, keptProbs: reduced.kept };
   }
 }
