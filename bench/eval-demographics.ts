@@ -3,10 +3,10 @@
 //   node --import tsx bench/eval-demographics.ts --candidates  every TFJS candidate x crop variant
 // Faces come from the daemon's face service (default detector SCRFD-500m, largest face per image).
 import { readdirSync, readFileSync } from 'node:fs';
-import ort from 'onnxruntime-node';
 import { join } from 'node:path';
 import { decodeImage, type RgbImage } from '../src/core/image-decode.js';
 import { packageRoot } from '../src/core/package-root.js';
+import { floatFeed } from '../src/runtime/inference-worker.js';
 import { CROP_LEVEL, CROP_SCALE, DEMOGRAPHICS_MODEL, estimateDemographics } from '../src/modules/face/demographics.js';
 import { cropRegion, faceRegion } from '../src/modules/face/face-crop.js';
 import type { RawFace } from '../src/modules/face/face-geometry.js';
@@ -111,8 +111,7 @@ for (const s of [samples.find((x) => x.file === 'obama.jpg'), samples.find((x) =
     console.log(row(`${label}: ${stage}`, sum, (sum.p50 / detect.p50).toFixed(2)));
   }
   const crop = cropRegion(s.img, faceRegion(s.face.box, s.face.kps, CROP_SCALE, CROP_LEVEL), 224);
-  const feeds = { [model.entry.inputs[0]!.name]: new ort.Tensor('float32', Float32Array.from(crop), [1, 224, 224, 3]) };
-  const infer = summarize(await timeIt(30, () => model.session.run(feeds)));
+  const infer = summarize(await timeIt(30, () => model.runner.run([floatFeed(model.entry.inputs[0]!.name, Float32Array.from(crop), [1, 224, 224, 3])])));
   console.log(row(`${label}: demographics session.run alone`, infer, (infer.p50 / detect.p50).toFixed(2)));
 }
 await t.close();

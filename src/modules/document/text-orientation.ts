@@ -1,5 +1,4 @@
-import type { TensorSession } from '../../runtime/tensor-session.js';
-import ort from 'onnxruntime-node';
+import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import type { RgbImage } from '../../core/image-decode.js';
 import { orderQuad, quadSize, type Quad } from './geometry.js';
 import type { LineImage } from './line-crop.js';
@@ -72,7 +71,7 @@ const CLS_H = 48;
  * PaddleOCR's 0/180 direction classifier over a few line crops; returns the
  * probability-weighted vote that the lines are upside down (0..1).
  */
-export async function upsideDownVote(session: TensorSession, crops: LineImage[]): Promise<number> {
+export async function upsideDownVote(model: WorkerModel, crops: LineImage[]): Promise<number> {
   if (crops.length === 0) return 0;
   const plane = CLS_H * CLS_W;
   const input = new Float32Array(crops.length * 3 * plane);
@@ -91,8 +90,8 @@ export async function upsideDownVote(session: TensorSession, crops: LineImage[])
       }
     }
   });
-  const out = await session.run({ [session.inputNames[0]!]: new ort.Tensor('float32', input, [crops.length, 3, CLS_H, CLS_W]) });
-  const probs = out[session.outputNames[0]!]!.data as Float32Array;
+  const out = await model.run([floatFeed(model.inputNames[0]!, input, [crops.length, 3, CLS_H, CLS_W])]);
+  const probs = out[model.outputNames[0]!]!.data as Float32Array;
   let up = 0;
   for (let b = 0; b < crops.length; b++) up += probs[b * 2 + 1]!;
   return up / crops.length;
