@@ -86,7 +86,20 @@ export class InferencePool {
   private enqueue<T>(key: string, call: (worker: number) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(key);
-      const run: QueuedRun = (i) => call(i).then(resolve, reject);
+      // The worker is marked free, and the next queued run started, before the caller resumes:
+      // otherwise the worker would idle through the caller's own work on the answer (decoding
+      // boxes, cutting the next crops) before the pool looked at its queue again.
+      const run: QueuedRun = (i) =>
+        call(i).then(
+          (value) => {
+            this.release(i);
+            resolve(value);
+          },
+          (err: unknown) => {
+            this.release(i);
+            reject(err as Error);
+          },
+        );
       if (queue) queue.push(run);
       else this.queues.set(key, [run]);
       this.dispatch();
@@ -110,11 +123,13 @@ export class InferencePool {
       const run = this.next()!;
       this.busy[i] = true;
       this.runs[i]!++;
-      void run(i).finally(() => {
-        this.busy[i] = false;
-        this.dispatch();
-      });
+      void run(i);
     }
+  }
+
+  private release(worker: number): void {
+    this.busy[worker] = false;
+    this.dispatch();
   }
 
   async close(): Promise<void> {

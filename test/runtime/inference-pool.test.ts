@@ -71,6 +71,25 @@ describe('inference pool', () => {
     }
   });
 
+  it('starts the next queued run before the caller of the finished one resumes', async () => {
+    // Guards against a worker idling through the caller's own work on an answer: the pool
+    // used to free the worker one step after handing the answer over.
+    const pool = new InferencePool(1, log);
+    try {
+      const model = await pool.open('v2', FILE, profile, -1, { intraOpThreads: 1 });
+      const seen: { queued: number; runs: number }[] = [];
+      const first = model.run(feed(model, 0.1)).then(() => {
+        const { queued, runs } = pool.stats();
+        seen.push({ queued, runs: runs[0]! });
+      });
+      const second = model.run(feed(model, 0.2));
+      await Promise.all([first, second]);
+      assert.deepEqual(seen, [{ queued: 0, runs: 2 }], 'the second run was already on the worker when the first caller resumed');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('reduces an output in the worker: the argmax, maximum and kept columns of the whole output', async () => {
     const pool = new InferencePool(2, log);
     try {
