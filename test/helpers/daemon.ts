@@ -22,11 +22,18 @@ export interface Daemon {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The real daemon as systemd would run it (src/cli.ts through tsx), on loopback. */
-export async function spawnDaemon(env: Record<string, string>, opts: { waitReady?: boolean; timeoutMs?: number } = {}): Promise<Daemon> {
+export interface SpawnOptions {
+  waitReady?: boolean;
+  timeoutMs?: number;
+  /** A built entry point to run (a dist/src/cli.js) instead of src/cli.ts through tsx. */
+  entry?: string;
+}
+
+/** The real daemon as systemd would run it (src/cli.ts through tsx, or a built entry), on loopback. */
+export async function spawnDaemon(env: Record<string, string>, opts: SpawnOptions = {}): Promise<Daemon> {
   const port = env.VIGIL_PORT ? Number(env.VIGIL_PORT) : await freePort();
   let out = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
+  const proc = spawn(process.execPath, opts.entry ? [opts.entry] : ['--import', 'tsx', 'src/cli.ts'], {
     cwd: packageRoot(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', VIGIL_HOST: '127.0.0.1', VIGIL_PORT: String(port), VIGIL_LOG_LEVEL: 'info', VIGIL_SERVER_HW_PROFILE: 'x86-cpu', ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

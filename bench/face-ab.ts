@@ -1,0 +1,119 @@
+/**
+ * Two builds of the daemon on the same face requests, alternated in blocks so that both see the
+ * same box: this checkout against a git revision, each compiled with tsc and run as systemd runs
+ * it (node dist/src/cli.js, defaults, CPU provider), both on this checkout's models and
+ * hw-profiles. The revision's src/ is taken with `git archive` into bench/out/ab/<rev>; nothing
+ * else of the checkout changes. Requests go over HTTP with a pre-encoded multipart body (undici,
+ * keep-alive), so the client's own cost stays small: /detect of a one-face 640x480 JPEG and of
+ * the six-face group photo, and /verify of two one-face JPEGs, sequential and from 4 concurrent clients. Prints p50/p95 per build and the
+ * ratio this/base.
+ *
+ *   node --import tsx bench/face-ab.ts --base <rev> [--n 100]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { Agent, request } from 'undici';
+import { packageRoot } from '../src/core/package-root.js';
+import { spawnDaemon, type Daemon } from '../test/helpers/daemon.js';
+import { multipart, type Part } from '../test/helpers/multipart.js';
+import { fmt, machineLine, summarize } from './lib/stats.js';
+
+const ROOT = packageRoot();
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const BASE = arg('--base');
+const N = Number(arg('--n')) || 100;
+const BLOCK = 10;
+if (!BASE) {
+  console.error('usage: node --import tsx bench/face-ab.ts --base <git revision> [--n 100]');
+  process.exit(2);
+}
+
+/** Compiles `rev`'s src/ beside the checkout (node_modules and package root resolve to it). */
+function buildRevision(rev: string): string {
+  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(ROOT, 'bench', 'out', 'ab', sha);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('sh', ['-c', `git archive ${sha} src tsconfig.json | tar -x -C "${dir}"`], { cwd: ROOT });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
+  return join(dir, 'dist', 'src', 'cli.js');
+}
+
+async function start(entry: string): Promise<Daemon> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ab-'));
+  const d = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn' }, { entry, timeoutMs: 120_000 });
+  // Listening comes before the models are warm: wait for the face module.
+  for (let i = 0; i < 600; i++) {
+    const health = (await (await fetch(`${d.url}/api/v1/admin/health`)).json()) as { modules: { face: boolean } };
+    if (health.modules.face) return d;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`face module of ${entry} did not come up`);
+}
+
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+async function post(base: string, path: string, parts: Part[]): Promise<number> {
+  const { payload, headers } = multipart(parts);
+  const t0 = performance.now();
+  const res = await request(`${base}/api/v1${path}`, { method: 'POST', body: payload, headers, dispatcher: agent });
+  const body = await res.body.text();
+  const ms = performance.now() - t0;
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${body}`);
+  return ms;
+}
+
+async function main() {
+  const baseEntry = buildRevision(BASE!);
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
+  const builds = [
+    { name: 'this checkout', daemon: await start(join(ROOT, 'dist', 'src', 'cli.js')) },
+    { name: `base ${BASE}`, daemon: await start(resolve(baseEntry)) },
+  ];
+  const faces = join(ROOT, '..', 'shared', 'testdata', 'faces', 'identities', 'fr_barack_obama');
+  const jpeg640 = (file: string) => sharp(join(faces, file)).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
+  const [one, two] = await Promise.all([jpeg640('obama.jpg'), jpeg640('obama2.jpg')]);
+  const six = readFileSync(join(ROOT, '..', 'shared', 'testdata', 'faces', 'multi', 'faceapi_bbt4.jpg'));
+  const cases: [string, string, Part[]][] = [
+    ['/detect one face 640x480', '/detect', [{ name: 'image', file: one, contentType: 'image/jpeg' }]],
+    ['/detect six faces 710x473', '/detect', [{ name: 'image', file: six, contentType: 'image/jpeg' }]],
+    ['/verify two 640x480 one-face', '/verify', [{ name: 'image1', file: one, contentType: 'image/jpeg' }, { name: 'image2', file: two, contentType: 'image/jpeg' }]],
+  ];
+  console.log(machineLine());
+  console.log(`builds: this checkout vs ${BASE}, both compiled and run as node dist/src/cli.js with the defaults; n=${N} per row, alternated in blocks of ${BLOCK} requests\n`);
+  console.log('| request | build | n | p50 ms | p95 ms | p50 this/base |');
+  console.log('|---|---|---|---|---|---|');
+  try {
+    for (const [label, path, parts] of cases) {
+      for (const clients of [1, 4]) {
+        const samples = builds.map(() => [] as number[]);
+        for (const b of builds) for (let i = 0; i < 3; i++) await post(b.daemon.url, path, parts);
+        for (let done = 0; done < N; done += BLOCK) {
+          for (const [k, b] of builds.entries()) {
+            let left = Math.min(BLOCK, N - done);
+            await Promise.all(
+              Array.from({ length: clients }, async () => {
+                while (left-- > 0) samples[k]!.push(await post(b.daemon.url, path, parts));
+              }),
+            );
+          }
+        }
+        const [mine, base] = samples.map(summarize) as [ReturnType<typeof summarize>, ReturnType<typeof summarize>];
+        const how = clients === 1 ? 'sequential' : `${clients} concurrent`;
+        console.log(`| ${label}, ${how} | this | ${mine.n} | ${fmt(mine.p50)} | ${fmt(mine.p95)} | ${(mine.p50 / base.p50).toFixed(2)} |`);
+        console.log(`| ${label}, ${how} | base | ${base.n} | ${fmt(base.p50)} | ${fmt(base.p95)} | |`);
+      }
+    }
+  } finally {
+    for (const b of builds) b.daemon.proc.kill('SIGTERM');
+    await Promise.all(builds.map((b) => b.daemon.exited));
+    await agent.close();
+  }
+}
+
+await main();
