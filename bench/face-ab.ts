@@ -8,7 +8,7 @@
  * the six-face group photo, and /verify of two one-face JPEGs, sequential and from 4 concurrent clients. Prints p50/p95 per build and the
  * ratio this/base.
  *
- *   node --import tsx bench/face-ab.ts --base <rev> [--n 100]
+ *   node --import tsx bench/face-ab.ts --base <rev> [--n 100] [--block 10]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,9 +28,11 @@ const arg = (name: string) => {
 };
 const BASE = arg('--base');
 const N = Number(arg('--n')) || 100;
-const BLOCK = 10;
+// Requests per build before switching; a build's first requests after a switch find its model
+// weights out of the caches (the other build ran meanwhile), so smaller blocks measure colder.
+const BLOCK = Number(arg('--block')) || 10;
 if (!BASE) {
-  console.error('usage: node --import tsx bench/face-ab.ts --base <git revision> [--n 100]');
+  console.error('usage: node --import tsx bench/face-ab.ts --base <git revision> [--n 100] [--block 10]');
   process.exit(2);
 }
 
