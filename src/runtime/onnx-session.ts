@@ -1,7 +1,9 @@
 // Namespace import: identical under Node's ESM loader, and also correct where tsx's CommonJS
 // hook loads this file (the inference worker in tests), where a default import is undefined.
+import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
+import { rewriteForCpu } from './cpu-graph-rewrite.js';
 
 export interface SessionResult {
   session: ort.InferenceSession;
@@ -23,10 +25,16 @@ function providerList(names: string[], deviceId: number): ort.InferenceSession.E
   return names.map((name) => (name === 'cuda' || name === 'tensorrt' ? { name, deviceId } : name)) as ort.InferenceSession.ExecutionProviderConfig[];
 }
 
+/** The model as the CPU provider should get it (cpu-graph-rewrite.ts). */
+async function cpuModel(file: string): Promise<Uint8Array> {
+  return rewriteForCpu(await readFile(file)).bytes;
+}
+
 /**
  * One session per model file, with the hw-profile's execution providers and a CPU
  * fallback when a provider is missing (onnxruntime-node installed without its CUDA
- * binaries, say), recorded so /admin/models can say why.
+ * binaries, say), recorded so /admin/models can say why. GPU providers get the file as it
+ * is; CPU sessions get it with the patterns whose CPU kernels are slow rewritten.
  */
 export async function createSession(file: string, options: SessionOptions): Promise<SessionResult> {
   const base: ort.InferenceSession.SessionOptions = {
@@ -42,13 +50,13 @@ export async function createSession(file: string, options: SessionOptions): Prom
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
   if (preferred.length === 1 && preferred[0] === 'cpu') {
-    return { session: await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
+    return { session: await ort.InferenceSession.create(await cpuModel(file), { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
   }
   try {
     const session = await ort.InferenceSession.create(file, { ...base, executionProviders: providerList(preferred, options.deviceId) });
     return { session, provider: preferred[0] ?? 'cpu' };
   } catch (err) {
-    const session = await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
+    const session = await ort.InferenceSession.create(await cpuModel(file), { ...base, executionProviders: ['cpu'] });
     return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
   }
 }
