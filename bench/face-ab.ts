@@ -5,8 +5,8 @@
  * hw-profiles. The revision's src/ is taken with `git archive` into bench/out/ab/<rev>; nothing
  * else of the checkout changes. Requests go over HTTP with a pre-encoded multipart body (undici,
  * keep-alive), so the client's own cost stays small: /detect of a one-face 640x480 JPEG and of
- * the six-face group photo, and /verify of two one-face JPEGs, sequential and from 4 concurrent clients. Prints p50/p95 per build and the
- * ratio this/base.
+ * the six-face group photo, and /verify of two one-face JPEGs, sequential and from 4
+ * concurrent clients. Prints p50/p95 per build and the ratio this/base.
  *
  *   node --import tsx bench/face-ab.ts --base <rev> [--n 100] [--block 10]
  */
@@ -36,6 +36,10 @@ if (!BASE) {
   process.exit(2);
 }
 
+function tsc(project: string): void {
+  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: ROOT, stdio: 'inherit' });
+}
+
 /** Compiles `rev`'s src/ beside the checkout (node_modules and package root resolve to it). */
 function buildRevision(rev: string): string {
   const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -43,7 +47,7 @@ function buildRevision(rev: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync('sh', ['-c', `git archive ${sha} src tsconfig.json | tar -x -C "${dir}"`], { cwd: ROOT });
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
+  tsc(join(dir, 'tsconfig.json'));
   return join(dir, 'dist', 'src', 'cli.js');
 }
 
@@ -72,11 +76,9 @@ async function post(base: string, path: string, parts: Part[]): Promise<number> 
 
 async function main() {
   const baseEntry = buildRevision(BASE!);
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
-  const builds = [
-    { name: 'this checkout', daemon: await start(join(ROOT, 'dist', 'src', 'cli.js')) },
-    { name: `base ${BASE}`, daemon: await start(resolve(baseEntry)) },
-  ];
+  tsc(join(ROOT, 'tsconfig.json'));
+  // This checkout first, the base second: the order the table prints them in.
+  const builds = [{ daemon: await start(join(ROOT, 'dist', 'src', 'cli.js')) }, { daemon: await start(resolve(baseEntry)) }];
   const faces = join(ROOT, '..', 'shared', 'testdata', 'faces', 'identities', 'fr_barack_obama');
   const jpeg640 = (file: string) => sharp(join(faces, file)).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const [one, two] = await Promise.all([jpeg640('obama.jpg'), jpeg640('obama2.jpg')]);

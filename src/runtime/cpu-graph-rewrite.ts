@@ -2,8 +2,11 @@
 // their arithmetic, replaced by operators that compute exactly the same values (up to the sign
 // of a zero) and that onnxruntime vectorises or fuses. Profiled on this 2-core box (one intra-op
 // thread, real face crops; docs/benchmarks.md, "Third session"):
-// - PRelu took 4.7 of the Faceplugin recognizer's 7.1 ms and 1.7 of each MiniFASNet's 2.7 ms,
-//   more than all their convolutions together (its CPU kernel goes element by element).
+// - PRelu took 4.4 of the Faceplugin recognizer's 7.2 ms and 1.6 of each MiniFASNet's 2.9 ms,
+//   more than all their convolutions together; its cost grows with the data (1.6 ms on the
+//   0..255 crops MiniFASNet is fed, 0.45 ms on input in [-1, 1]).
+// Each worker rewrites its own copy when it opens the session (about 50 ms for the largest
+// face models, off the event loop).
 // - HSE FaceRes, converted from Keras, spells ReLU6 as Relu, Min(6), Max(0): the Min and Max
 //   run as separate passes (1.2 of its 7.1 ms) where a Clip fuses into the convolution.
 // GPU providers get the file as it is.

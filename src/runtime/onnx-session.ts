@@ -1,6 +1,6 @@
+import { readFile } from 'node:fs/promises';
 // Namespace import: identical under Node's ESM loader, and also correct where tsx's CommonJS
 // hook loads this file (the inference worker in tests), where a default import is undefined.
-import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 import { rewriteForCpu } from './cpu-graph-rewrite.js';
