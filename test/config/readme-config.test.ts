@@ -24,6 +24,6 @@ describe('README stays true', () => {
   it('starts with the install-and-start command and the test command', () => {
     const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((b) => b[1]!.trim());
     assert.match(blocks[0] ?? '', /npm ci .*npm start/);
-    assert.equal(blocks[1], 'npm test');
+    assert.equal(blocks[1], 'npm run test:all');
   });
 });
