@@ -1,5 +1,6 @@
 import type { VigilContext } from '../../core/context.js';
 import { UnprocessableError } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/error-codes.js';
 import { decodeImage } from '../../core/image-decode.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
@@ -242,7 +243,7 @@ export class LivenessService {
     return session.frameResult(judged, { passed: false, confidence: 0 });
   }
 
-  private frameError(session: LivenessSession, code: string, message: string): UnprocessableError {
+  private frameError(session: LivenessSession, code: ErrorCode, message: string): UnprocessableError {
     return new UnprocessableError(code, `${message} (session ${session.id} stays ${session.state})`, {
       session_id: session.id,
       state: session.state,
