@@ -180,8 +180,8 @@ export class LivenessService {
       const detected = await detectFrameFaces(this.faces, img, stage);
       this.assertHeld(id);
       // The largest face's landmarks start first, the longest chain (landmarks, then
-      // blendshapes), and its embedding and passive liveness run beside them on the other
-      // inference worker. The measures are read only after the checks that can end the
+      // blendshapes), and its embedding and passive liveness run beside them on another
+      // worker of the inference pool. The measures are read only after the checks that can end the
       // frame first; a frame ended early drops them, and the catch keeps that from
       // surfacing as an unhandled rejection.
       const tm = performance.now();
