@@ -38,16 +38,21 @@ async function call(method: string, template: string, opts: { params?: Record<st
   });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   const key = `${method} ${template}`;
+  const type = String(res.headers['content-type'] ?? '').split(';')[0]!;
   if (!examples[key]) {
     const ex: OperationExample = {};
     if (opts.binary) ex.binary = opts.binary;
-    else ex.response = trim(res.json());
+    else if (type === 'application/json') ex.response = trim(res.json());
+    else {
+      ex.mediaType = type;
+      ex.response = trim(res.body);
+    }
     if (opts.json !== undefined) ex.request = opts.json;
     // Numeric form fields are numbers in the multipart schema.
     if (opts.form) ex.request = Object.fromEntries(opts.form.map((p) => [p.name, 'file' in p ? `<${p.contentType} bytes>` : /^-?\d+(\.\d+)?$/.test(p.value) ? Number(p.value) : p.value]));
     examples[key] = ex;
   }
-  return opts.binary ? res.rawPayload : res.json();
+  return opts.binary || type !== 'application/json' ? res.rawPayload : res.json();
 }
 
 const V = '/api/v1';
@@ -142,6 +147,8 @@ export interface OperationExample {
   response?: unknown;
   /** Media type of a binary success answer (no JSON example). */
   binary?: string;
+  /** Media type of a text success answer other than JSON (the example is its text). */
+  mediaType?: string;
 }
 
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = ${JSON.stringify(sorted, null, 2)};

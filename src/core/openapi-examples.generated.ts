@@ -4,6 +4,8 @@ export interface OperationExample {
   response?: unknown;
   /** Media type of a binary success answer (no JSON example). */
   binary?: string;
+  /** Media type of a text success answer other than JSON (the example is its text). */
+  mediaType?: string;
 }
 
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {

@@ -145,7 +145,10 @@ export function finishOpenApi(doc: Json): Json {
         if (n >= 400) responses[status] = errorResponse(n, null, module);
         else if (n >= 200 && n < 300) {
           if (resp.description === 'Default Response') resp.description = STATUS_CODES[n] ?? 'OK';
-          const media = isObj(resp.content) ? (resp.content['application/json'] as Json | undefined) : undefined;
+          // A route without a response schema (a text page, say) gets the media type it was seen to answer with.
+          if (!isObj(resp.content) && ex && 'response' in ex) resp.content = { [ex.mediaType ?? 'application/json']: { schema: ex.mediaType ? { type: 'string' } : {} } };
+          const content = isObj(resp.content) ? resp.content : {};
+          const media = (content['application/json'] ?? content[ex?.mediaType ?? '']) as Json | undefined;
           if (media && ex && 'response' in ex) media.example = ex.response;
         }
       }
