@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/core/package-root.js';
 import { configTable } from '../../scripts/config-table.js';
 import { modelManifest } from '../../src/runtime/model-manifest.js';
+import { SHARED } from '../helpers/paths.js';
 
 const read = (file: string) => readFileSync(join(packageRoot(), file), 'utf8');
 const readme = read('README.md');
@@ -27,6 +28,10 @@ describe('README and docs stay true', () => {
     const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((b) => b[1]!.trim());
     assert.match(blocks[0] ?? '', /npm ci .*npm start/);
     assert.equal(blocks[1], 'npm run test:all');
+  });
+
+  it('docs/spec.md is the interface spec of ../shared, word for word', () => {
+    assert.equal(read('docs/spec.md'), readFileSync(join(SHARED, 'SPEC.md'), 'utf8'), 'copy ../shared/SPEC.md to docs/spec.md');
   });
 
   it('every relative link of the README and docs/ points at a file that exists', () => {
