@@ -13,6 +13,7 @@ import { installErrorHandler } from './core/error-handler.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
+import { registerDashboard } from './core/dashboard.js';
 import { ModelRegistry } from './runtime/model-registry.js';
 import { probeGpuVendors, realBox, resolveProfile, type BoxProbe } from './runtime/hw-profile.js';
 import { MODULE_PLUGINS } from './modules/index.js';
@@ -72,6 +73,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerDashboard(app);
 
   const box = deps.box ?? (config.server.hw_profile === 'auto' ? { ...realBox, gpuVendors: await probeGpuVendors() } : realBox);
   const profile = resolveProfile(config.server.hw_profile, box);
