@@ -46,16 +46,30 @@ export const api = {
     if (!res.ok) await parse(res);
     return res.blob();
   },
-  /** GET that answers null on 404 (optional endpoints another version may lack). */
-  optional: async <T>(path: string): Promise<T | null> => {
-    try {
-      return await call<T>('GET', path);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return null;
-      throw err;
-    }
+  /**
+   * GET of an endpoint this daemon may not have (added by a later version): answers null
+   * when the OpenAPI document does not list it, so the browser never logs a 404 for it.
+   */
+  optional: async <T>(path: string, template: string): Promise<T | null> => {
+    if (!(await routes()).has(BASE + template)) return null;
+    return call<T>('GET', path);
   },
 };
+
+let routeList: Promise<Set<string>> | undefined;
+/** The paths the daemon documents at /docs/json (read once per page load). */
+function routes(): Promise<Set<string>> {
+  routeList ??= fetch('/docs/json')
+    .then((r) => r.json() as Promise<{ paths?: Record<string, unknown> }>)
+    .then((d) => new Set(Object.keys(d.paths ?? {})))
+    .catch(() => new Set<string>());
+  return routeList;
+}
+
+export async function apiVersion(): Promise<string> {
+  const doc = (await fetch('/docs/json').then((r) => r.json())) as { info?: { version?: string } };
+  return doc.info?.version ?? 'unknown';
+}
 
 export function errorText(err: unknown): string {
   if (err instanceof ApiError) return `${err.message} (${err.code})`;

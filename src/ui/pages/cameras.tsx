@@ -54,10 +54,10 @@ export function Cameras() {
             <thead>
               <tr>
                 <th>Camera</th>
-                <th>Source</th>
+                <th class="wide-only">Source</th>
                 <th>Status</th>
                 <th>fps</th>
-                <th>Frames</th>
+                <th class="wide-only">Frames</th>
                 <th />
               </tr>
             </thead>
@@ -69,13 +69,13 @@ export function Cameras() {
                       {c.camera_id}
                     </button>
                   </td>
-                  <td class="detail">{c.source}</td>
+                  <td class="detail wide-only">{c.source}</td>
                   <td>
                     <Badge ok={c.is_running}>{c.status ?? (c.is_running ? 'running' : 'stopped')}</Badge>
                     {c.last_error && <div class="muted">{c.last_error}</div>}
                   </td>
                   <td>{c.fps.toFixed(1)}</td>
-                  <td>{c.frame_count}</td>
+                  <td class="wide-only">{c.frame_count}</td>
                   <td>
                     <button class="danger" onClick={() => void remove(c.camera_id)}>
                       Remove
@@ -118,6 +118,9 @@ function useSnapshot(cameraId: string): { url: string | null; error: string | nu
     let timer: ReturnType<typeof setTimeout>;
     const tick = async () => {
       try {
+        // No frame yet (a camera still starting): wait rather than ask for a snapshot that is a 404.
+        const cam = await api.get<Camera>(`/video/cameras/${encodeURIComponent(cameraId)}`);
+        if (cam.frame_count === 0) throw new Error(`no frame from ${cameraId} yet (${cam.status ?? 'starting'})`);
         const blob = await api.blob(`/video/cameras/${encodeURIComponent(cameraId)}/snapshot`);
         if (!alive) return;
         const next = URL.createObjectURL(blob);

@@ -40,7 +40,7 @@ export function seriesOf(json: unknown): Series {
 
 export function CountHistory({ base }: { base: string }) {
   const [bucket, setBucket] = useState('1h');
-  const hist = usePoll(() => api.optional<unknown>(`${base}/counts/history?bucket=${bucket}`), 60_000, [bucket]);
+  const hist = usePoll(() => api.optional<unknown>(`${base}/counts/history?bucket=${bucket}`, '/video/cameras/{camera_id}/counts/history'), 60_000, [bucket]);
   return (
     <div class="history">
       <h3>

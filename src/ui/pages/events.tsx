@@ -100,7 +100,7 @@ function Webhooks() {
       {open && <DeliveryLog webhookId={open} />}
       <form class="stacked" onSubmit={(e) => void add(e)}>
         <label>
-          URL <input name="url" type="url" placeholder="https://receiver.example/hook" required />
+          URL <input name="url" type="url" placeholder="https:// address of the receiver" required />
         </label>
         <fieldset class="types">
           <legend>Event types</legend>

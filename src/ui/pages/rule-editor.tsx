@@ -128,13 +128,16 @@ export function RuleEditor(p: Props) {
         data-testid="rule-canvas"
       >
         <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+          <marker id="arrow-in" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto">
             <path d="M0,0 L10,5 L0,10 z" fill="#ffd400" />
+          </marker>
+          <marker id="arrow-out" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4" markerHeight="4" orient="auto">
+            <path d="M0,0 L10,5 L0,10 z" fill="#b8f5ff" />
           </marker>
         </defs>
         {shown.map((r) =>
           r.type === 'line' ? (
-            <LineShape key={r.rule_id} rule={r} px={px} stroke={stroke} font={font} selected={p.selected === r.rule_id} />
+            <LineShape key={r.rule_id} rule={r} px={px} stroke={stroke} font={font} selected={p.selected === r.rule_id} W={W} H={H} />
           ) : (
             <g key={r.rule_id} class={`zone ${p.selected === r.rule_id ? 'selected' : ''}`}>
               <polygon data-rule={r.rule_id} points={r.points.map((q) => px(q).join(',')).join(' ')} stroke-width={stroke} />
@@ -159,29 +162,35 @@ export function RuleEditor(p: Props) {
   );
 }
 
+/** Labels grow away from the arrow tip they name, so they never cover its head. */
+const anchor = (dx: number) => (dx > 0.35 ? 'start' : dx < -0.35 ? 'end' : 'middle');
+
 /**
  * A counting line A→B with its direction: "in" is a crossing from the left of A→B to its
  * right as the image is seen (the API's rule), so the in arrow points along the right-hand
  * normal and the out arrow the other way.
  */
-function LineShape({ rule, px, stroke, font, selected }: { rule: LineRule; px: (q: Pt) => [number, number]; stroke: number; font: number; selected: boolean }) {
+function LineShape({ rule, px, stroke, font, selected, W, H }: { rule: LineRule; px: (q: Pt) => [number, number]; stroke: number; font: number; selected: boolean; W: number; H: number }) {
   const [a, b] = [px(rule.points[0]!), px(rule.points[1]!)];
   const mx = (a[0] + b[0]) / 2;
   const my = (a[1] + b[1]) / 2;
   const len = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
   const nx = -(b[1] - a[1]) / len;
   const ny = (b[0] - a[0]) / len;
-  const arrow = font * 2.2;
+  const arrow = Math.max(font * 2.5, Math.min(W, H) * 0.1);
+  const gap = font * (Math.abs(nx) > 0.35 ? 0.4 : 0.9);
+  const tip = (sign: 1 | -1, extra: number): [number, number] => [mx + sign * nx * (arrow + extra), my + sign * ny * (arrow + extra)];
   return (
     <g class={`line ${selected ? 'selected' : ''}`}>
       <line data-rule={rule.rule_id} x1={a[0]} y1={a[1]} x2={b[0]} y2={b[1]} stroke-width={stroke} class="body" />
       {/* a wide invisible stroke makes the line easy to grab with a finger */}
       <line data-rule={rule.rule_id} x1={a[0]} y1={a[1]} x2={b[0]} y2={b[1]} stroke-width={stroke * 8} class="grab" />
-      <line x1={mx} y1={my} x2={mx + nx * arrow} y2={my + ny * arrow} stroke-width={stroke} class="arrow" marker-end="url(#arrow)" />
-      <text x={mx + nx * (arrow + font * 0.6)} y={my + ny * (arrow + font * 0.6)} font-size={font} class="label" text-anchor="middle" dominant-baseline="middle">
+      <line x1={mx} y1={my} x2={tip(1, 0)[0]} y2={tip(1, 0)[1]} stroke-width={stroke * 1.5} class="arrow in" marker-end="url(#arrow-in)" />
+      <line x1={mx} y1={my} x2={tip(-1, 0)[0]} y2={tip(-1, 0)[1]} stroke-width={stroke} class="arrow out" marker-end="url(#arrow-out)" />
+      <text x={tip(1, gap)[0]} y={tip(1, gap)[1]} font-size={font} class="label in" text-anchor={anchor(nx)} dominant-baseline="middle">
         {rule.in_label} {rule.counts.in}
       </text>
-      <text x={mx - nx * font * 1.2} y={my - ny * font * 1.2} font-size={font} class="label out" text-anchor="middle" dominant-baseline="middle">
+      <text x={tip(-1, gap)[0]} y={tip(-1, gap)[1]} font-size={font} class="label out" text-anchor={anchor(-nx)} dominant-baseline="middle">
         {rule.out_label} {rule.counts.out}
       </text>
       <text x={a[0]} y={a[1] - font * 0.4} font-size={font * 0.8} class="label end">

@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, apiVersion } from '../api.js';
 import { Card, ErrorNote } from '../components.js';
 import { usePoll } from '../hooks.js';
 
@@ -13,11 +13,8 @@ interface HwProfile {
 
 /** /admin/version when the daemon has it, else the version the OpenAPI document carries. */
 async function version(): Promise<Record<string, unknown>> {
-  const v = await api.optional<Record<string, unknown>>('/admin/version');
-  if (v) return v;
-  const res = await fetch('/docs/json');
-  const doc = (await res.json()) as { info?: { version?: string } };
-  return { version: doc.info?.version ?? 'unknown' };
+  const v = await api.optional<Record<string, unknown>>('/admin/version', '/admin/version');
+  return v ?? { version: await apiVersion() };
 }
 
 export function Settings() {

@@ -1,0 +1,191 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { testApp, type TestApp } from '../helpers/app.js';
+import { testdata, TESTDATA } from '../helpers/paths.js';
+import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
+import { ARTIFACTS, buildDashboard, launchBrowser, watchConsole } from './browser.js';
+
+const PAGES = ['overview', 'cameras', 'watchlists', 'events', 'documents', 'liveness', 'settings'];
+const CLIP = testdata('video', 'PETS09-S2L1', 'vtest.avi');
+
+interface ManifestFile {
+  file: string;
+  labels?: Record<string, unknown>;
+}
+const manifest = JSON.parse(readFileSync(join(TESTDATA, 'MANIFEST.json'), 'utf8')) as { files: ManifestFile[] };
+const mrzLabels = (file: string) => (manifest.files.find((f) => f.file === file)?.labels?.mrz_fields ?? {}) as Record<string, string>;
+
+describe('operator dashboard in a real browser (Debian chromium, playwright-core)', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let desktop: BrowserContext;
+
+  before(async () => {
+    buildDashboard();
+    t = await testApp({ video: VIDEO_TEST_CONFIG });
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await launchBrowser();
+    desktop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await desktop.newPage();
+    const { errors } = watchConsole(page);
+    await page.goto(`${base}/#/${path}`);
+    return { page, errors };
+  }
+
+  it('a file camera added through the form gets a line drawn with the mouse, saved through the API, and its counts appear', async () => {
+    const { page, errors } = await open('cameras');
+    await page.fill('input[name=camera_id]', 'plaza');
+    await page.fill('input[name=source]', CLIP);
+    await page.click('button:has-text("Add camera")');
+    // The snapshot replaces the placeholder once the camera has a frame.
+    await page.waitForSelector('.editor img', { timeout: 60_000 });
+    await page.fill('input[aria-label="rule name"]', 'plaza middle');
+    await page.fill('input[aria-label="in label"]', 'east');
+    await page.fill('input[aria-label="out label"]', 'west');
+    const box = (await page.locator('[data-testid=rule-canvas]').boundingBox())!;
+    // A vertical line through the middle of the plaza, top to bottom: people walk across it.
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.15);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.55, { steps: 8 });
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.9, { steps: 8 });
+    await page.mouse.up();
+
+    const lines = await waitFor(
+      'the line to be saved',
+      async () => {
+        const l = (await t.app.inject({ url: '/api/v1/video/cameras/plaza/lines' })).json() as { name: string; points: number[][]; in_label: string }[];
+        return l.length === 1 ? l : undefined;
+      },
+      10_000,
+    );
+    assert.equal(lines[0]!.name, 'plaza middle');
+    assert.equal(lines[0]!.in_label, 'east');
+    const [[ax, ay], [bx, by]] = lines[0]!.points as [[number, number], [number, number]];
+    assert.ok(Math.abs(ax - 0.5) < 0.01 && Math.abs(bx - 0.5) < 0.01, `x follows the mouse: ${JSON.stringify(lines[0]!.points)}`);
+    assert.ok(Math.abs(ay - 0.15) < 0.01 && Math.abs(by - 0.9) < 0.01, `y follows the mouse: ${JSON.stringify(lines[0]!.points)}`);
+
+    // The counts table shows the rule, and people crossing it move its numbers.
+    const row = page.locator('[data-testid=counts] tr', { hasText: 'plaza middle' });
+    await row.waitFor({ timeout: 10_000 });
+    await waitFor(
+      'a crossing counted and shown',
+      async () => {
+        const [i, o] = [await row.locator('.count-in').textContent(), await row.locator('.count-out').textContent()];
+        return Number(i) + Number(o) > 0;
+      },
+      120_000,
+      500,
+    );
+    const api = (await t.app.inject({ url: '/api/v1/video/cameras/plaza/counts' })).json() as { lines: { in: number; out: number }[] };
+    assert.ok(api.lines[0]!.in + api.lines[0]!.out > 0);
+    await page.screenshot({ path: join(ARTIFACTS, 'cameras-line-drawn.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('enrolling through the form shows the detected face and puts the identity in the list', async () => {
+    const { page, errors } = await open('watchlists');
+    await page.setInputFiles('input[name=image]', testdata('faces', 'identities', 'bbt_amy', 'amy1.png'));
+    await page.fill('input[name=label]', 'Amy Farrah Fowler');
+    await page.fill('input[name=watchlist_name]', 'staff');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('p[role=status]', { timeout: 30_000 });
+    await page.waitForSelector('svg .facebox');
+    const row = page.locator('[data-testid=identities] tr', { hasText: 'Amy Farrah Fowler' });
+    await row.waitFor({ timeout: 10_000 });
+    const members = (await t.app.inject({ url: '/api/v1/watchlist/staff' })).json() as { identities: { identity_id: string }[] };
+    assert.equal(members.identities.length, 1);
+    assert.match((await row.textContent())!, new RegExp(members.identities[0]!.identity_id));
+    await page.screenshot({ path: join(ARTIFACTS, 'watchlists-enrolled.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('the document page shows the MRZ fields of a shared document, its OCR boxes and portrait', async () => {
+    const file = 'documents/mrz/fastmrz_td3.jpg';
+    const expected = mrzLabels(file);
+    assert.ok(expected.document_number, 'the MANIFEST labels the document');
+    const { page, errors } = await open('documents');
+    await page.setInputFiles('input[name=image]', join(TESTDATA, file));
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[data-testid=mrz], [role=alert]', { timeout: 120_000 });
+    assert.equal(await page.locator('[role=alert]').count(), 0, (await page.locator('[role=alert]').allTextContents()).join('; '));
+    const field = async (k: string) => (await page.locator(`[data-testid=mrz] tr[data-field=${k}] td`).textContent())?.trim();
+    assert.equal(await field('document_number'), expected.document_number);
+    assert.equal(await field('surname'), expected.surname);
+    assert.ok((await page.locator('svg .ocrbox').count()) > 3, 'OCR lines drawn over the image');
+    await page.waitForSelector('img.portrait', { timeout: 30_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'documents-scanned.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('an API error is shown with the daemon\'s own message', async () => {
+    const { page } = await open('cameras');
+    await page.fill('input[name=camera_id]', 'plaza');
+    await page.fill('input[name=source]', CLIP);
+    await page.click('button:has-text("Add camera")');
+    const expected = (await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'plaza', source: CLIP } })).json() as {
+      message: string;
+      code: string;
+    };
+    assert.equal(expected.code, 'CAMERA_EXISTS');
+    const alert = page.locator('[role=alert]', { hasText: expected.message });
+    await alert.waitFor({ timeout: 10_000 });
+    assert.match((await alert.textContent())!, /CAMERA_EXISTS/);
+
+    await page.goto(`${base}/#/events`);
+    await page.fill('input[name=url]', 'http://plain.example/hook');
+    await page.click('button:has-text("Add webhook")');
+    await page.locator('[role=alert]', { hasText: 'must be an https:// URL' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'error-shown.png') });
+    await page.close();
+  });
+
+  it('every page loads with no console error, at 1280x800 and on a phone; events arrive live', async () => {
+    for (const path of PAGES) {
+      const { page, errors } = await open(path);
+      await page.waitForSelector('main h1');
+      await page.waitForLoadState('networkidle').catch(() => undefined); // SSE never idles: best effort
+      await page.waitForTimeout(1500);
+      await page.screenshot({ path: join(ARTIFACTS, `${path}-1280x800.png`), fullPage: true });
+      assert.deepEqual(errors, [], `console errors on ${path}`);
+      await page.close();
+    }
+
+    // The overview's event list is fed by GET /events/stream: an event emitted now shows up without a reload.
+    const { page, errors } = await open('overview');
+    await page.waitForSelector('.card header .badge.ok:has-text("live")', { timeout: 10_000 });
+    t.app.vigil.bus.emit('system_error', 'test', { message: 'dashboard live check' });
+    await page.locator('tr[data-type=system_error]', { hasText: 'dashboard live check' }).waitFor({ timeout: 5000 });
+    assert.deepEqual(errors, []);
+    await page.close();
+
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    for (const path of ['overview', 'cameras', 'watchlists']) {
+      const p = await phone.newPage();
+      const w = watchConsole(p);
+      await p.goto(`${base}/#/${path}`);
+      await p.waitForSelector('main h1');
+      await p.waitForTimeout(1500);
+      // Nothing wider than the screen: the page scrolls vertically only.
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 1, `${path} overflows the phone screen by ${overflow}px`);
+      await p.screenshot({ path: join(ARTIFACTS, `${path}-phone.png`), fullPage: true });
+      assert.deepEqual(w.errors, [], `console errors on ${path} (phone)`);
+      await p.close();
+    }
+    await phone.close();
+  });
+});
