@@ -33,11 +33,14 @@ async function readEvents(res: Response, count: number, timeoutMs = 5000): Promi
 describe('GET /api/v1/events/stream (Server-Sent Events)', () => {
   let t: TestApp;
   let base: string;
+  let closed = false;
   before(async () => {
     t = await testApp();
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
-  after(async () => t.close());
+  after(async () => {
+    if (!closed) await t.close();
+  });
 
   it('streams each event as emitted (id, event type, the Event JSON as /events/recent has it)', async () => {
     const res = await fetch(`${base}/api/v1/events/stream`);
@@ -95,14 +98,14 @@ describe('GET /api/v1/events/stream (Server-Sent Events)', () => {
     assert.ok(op.responses['200']!.content!['text/event-stream']);
   });
 
+  // Last: it closes the app. Guards a shutdown that hung on hijacked SSE responses.
   it('app.close() ends open streams instead of hanging on them', async () => {
-    const t2 = await testApp();
-    const url = await t2.app.listen({ port: 0, host: '127.0.0.1' });
-    const res = await fetch(`${url}/api/v1/events/stream`);
+    const res = await fetch(`${base}/api/v1/events/stream`);
     const reader = res.body!.getReader();
     await reader.read();
     const started = Date.now();
-    await t2.close();
+    closed = true;
+    await t.close();
     assert.ok(Date.now() - started < 5000, 'closed promptly');
     // The stream ends (done) rather than staying open.
     for (;;) {

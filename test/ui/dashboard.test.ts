@@ -1,7 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { testdata, TESTDATA } from '../helpers/paths.js';
@@ -167,7 +170,7 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     // The overview's event list is fed by GET /events/stream: an event emitted now shows up without a reload.
     const { page, errors } = await open('overview');
     await page.waitForSelector('.card header .badge.ok:has-text("live")', { timeout: 10_000 });
-    t.app.vigil.bus.emit('system_error', 'test', { message: 'dashboard live check' });
+    t.app.vigil.bus.emit('system_error', 'test', { module: 'test', message: 'dashboard live check' });
     await page.locator('tr[data-type=system_error]', { hasText: 'dashboard live check' }).waitFor({ timeout: 5000 });
     assert.deepEqual(errors, []);
     await page.close();
@@ -187,5 +190,39 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       await p.close();
     }
     await phone.close();
+  });
+
+  it('the liveness page runs a real session from the browser camera (a face clip as Chromium\'s fake camera): challenges, then a verdict', async () => {
+    // Chromium plays a y4m file as its camera: a real selfie clip with real blinks.
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-fakecam-'));
+    const y4m = join(dir, 'selfie.y4m');
+    execFileSync(ffmpeg.path, ['-v', 'error', '-y', '-i', testdata('video', 'liveness-clips', 'blink_detector_selfie.mp4'), '-vf', 'scale=360:-2', '-r', '15', '-pix_fmt', 'yuv420p', y4m]);
+    const cam = await launchBrowser(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${y4m}`]);
+    try {
+      const ctx = await cam.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await ctx.newPage();
+      const { errors } = watchConsole(page);
+      await page.goto(`${base}/#/liveness`);
+      await page.click('button:has-text("Open camera")');
+      await page.click('button:has-text("Start a session")');
+      await page.locator('[data-testid=challenges] li').first().waitFor({ timeout: 10_000 });
+      const n = await page.locator('[data-testid=challenges] li').count();
+      assert.equal(n, 3, 'the default three challenges are listed');
+      // Each challenge has 5 s from its first frame: the session ends, passed or failed, well within a minute.
+      const verdict = page.locator('[data-testid=verdict]', { hasText: 'Verdict:' });
+      await verdict.waitFor({ timeout: 90_000 });
+      await page.screenshot({ path: join(ARTIFACTS, 'liveness-verdict.png'), fullPage: true });
+      const id = await page.locator('[data-testid=verdict]').getAttribute('data-session');
+      const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as { state: string; frames_received: number; is_live: boolean | null };
+      assert.ok(info.frames_received > 0, 'frames from the browser camera reached the session');
+      assert.equal(await page.locator('[data-testid=verdict]').getAttribute('data-state'), info.state);
+      assert.match((await verdict.textContent())!, info.is_live ? /Verdict: live/ : /Verdict: not live/);
+      // NO_FACE answers while the face settles are shown, not console errors; nothing else may appear.
+      assert.deepEqual(errors.filter((e) => !/status of 422/.test(e)), []);
+      await ctx.close();
+    } finally {
+      await cam.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -140,7 +140,7 @@ export function Liveness() {
           })}
         </ol>
         {last && (
-          <p class="verdict" data-testid="verdict" role="status">
+          <p class="verdict" data-testid="verdict" data-session={sessionId ?? undefined} data-state={last.state} role="status">
             {ended
               ? last.session_complete
                 ? 'Verdict: live — every challenge passed.'
