@@ -38,6 +38,9 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     ...(verbose ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     // Uploads are bounded by the multipart limits below; JSON bodies are small.
     bodyLimit: 1024 * 1024,
+    // Modules load and warm their models in onReady: on a slow or busy box that takes longer
+    // than fastify's 10 s default, which would abort start-up (seen with the box's load at 16).
+    pluginTimeout: 180_000,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },

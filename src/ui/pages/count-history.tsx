@@ -2,41 +2,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Empty, ErrorNote } from '../components.js';
 import { usePoll } from '../hooks.js';
+import { seriesOf, type Series } from '../count-series.js';
 
-const TIME_KEYS = ['start', 'bucket_start', 'from', 'time', 'timestamp', 't', 'at'];
-const VALUE_KEYS = ['in', 'out', 'entered', 'exited', 'peak_occupancy', 'occupancy'];
 const COLOURS = ['#2f80ed', '#eb5757', '#27ae60', '#f2994a', '#9b51e0', '#56ccf2', '#6fcf97', '#bb6bd9'];
-
-type Series = Map<string, Map<number, number>>;
-
-/**
- * Reads time-bucketed counts from whatever nesting the history endpoint uses: every object
- * with a time field and count fields contributes points, named after the nearest rule_id or
- * name above it. An answer with none of these gives no series (and the page says so).
- */
-export function seriesOf(json: unknown): Series {
-  const out: Series = new Map();
-  const walk = (v: unknown, label: string) => {
-    if (Array.isArray(v)) return v.forEach((x) => walk(x, label));
-    if (!v || typeof v !== 'object') return;
-    const o = v as Record<string, unknown>;
-    const own = typeof o.name === 'string' ? o.name : typeof o.rule_id === 'string' ? o.rule_id : label;
-    const tk = TIME_KEYS.find((k) => typeof o[k] === 'string' && !Number.isNaN(Date.parse(o[k] as string)));
-    if (tk) {
-      const t = Date.parse(o[tk] as string);
-      for (const k of VALUE_KEYS) {
-        if (typeof o[k] !== 'number') continue;
-        const name = `${own ? `${own} ` : ''}${k}`;
-        const s = out.get(name) ?? new Map<number, number>();
-        s.set(t, (s.get(t) ?? 0) + (o[k] as number));
-        out.set(name, s);
-      }
-    }
-    for (const [k, child] of Object.entries(o)) if (typeof child === 'object') walk(child, own || k);
-  };
-  walk(json, '');
-  return out;
-}
 
 export function CountHistory({ base }: { base: string }) {
   const [bucket, setBucket] = useState('1h');
