@@ -19,6 +19,15 @@ interface FrameResult {
   failure_reason?: string | null;
 }
 
+interface SessionInfo {
+  state: string;
+  current_challenge: string | null;
+  challenges_remaining: number;
+  session_complete: boolean;
+  is_live: boolean | null;
+  failure_reason: string | null;
+}
+
 const ENDED = new Set(['completed', 'failed', 'expired']);
 
 /** One JPEG of what the camera shows now (as captured: not mirrored, as the API expects). */
@@ -91,6 +100,23 @@ export function Liveness() {
           if (!/NO_FACE/.test(text)) break;
         }
         await new Promise((r) => setTimeout(r, 80));
+      }
+      // A challenge can time out between two frames (the next one is then refused with
+      // SESSION_ENDED): the session itself says how it ended.
+      if (runRef.current === run) {
+        const info = await api.get<SessionInfo>(`/liveness/sessions/${s.session_id}`);
+        setLast((cur) => ({
+          challenge_type: info.current_challenge,
+          passed: false,
+          confidence: cur?.confidence ?? 0,
+          ...cur,
+          state: info.state,
+          is_live: info.is_live,
+          session_complete: info.session_complete,
+          challenges_remaining: info.challenges_remaining,
+          failure_reason: info.failure_reason,
+        }));
+        if (ENDED.has(info.state)) setError(null);
       }
     } catch (err) {
       setError(errorText(err));
