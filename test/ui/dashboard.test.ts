@@ -107,14 +107,15 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
 
     await page.click('button:has-text("Draw zone")');
     await page.fill('input[aria-label="rule name"]', 'lawn');
+    // Corners inside the 1280x800 viewport (a click below the fold would hit nothing).
     const corners: [number, number][] = [
-      [0.1, 0.6],
-      [0.4, 0.6],
-      [0.4, 0.95],
-      [0.1, 0.95],
+      [0.1, 0.35],
+      [0.4, 0.35],
+      [0.4, 0.65],
+      [0.1, 0.65],
     ];
     for (const [x, y] of corners) await page.mouse.click(...at(x, y));
-    await page.mouse.click(...at(0.1, 0.6)); // the first corner again closes it
+    await page.mouse.click(...at(0.1, 0.35)); // the first corner again closes it
     const zones = await waitFor('the zone to be saved', async () => ((await rules('zones')).length === 1 ? rules('zones') : undefined), 10_000);
     assert.equal(zones[0]!.name, 'lawn');
     assert.equal(zones[0]!.points.length, 4);
@@ -206,6 +207,32 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     await page.click('button:has-text("Add webhook")');
     await page.locator('[role=alert]', { hasText: 'must be an https:// URL' }).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'error-shown.png') });
+    await page.close();
+  });
+
+  it('a webhook added through the form is listed, and its delivery log shows a failed attempt with its error', async () => {
+    const { page, errors } = await open('events');
+    // A receiver that refuses connections: every attempt fails with a network error.
+    await page.fill('input[name=url]', 'https://127.0.0.1:1/hook');
+    await page.check('fieldset.types label:has-text("system_error") input');
+    await page.click('button:has-text("Add webhook")');
+    const row = page.locator('tr', { hasText: 'https://127.0.0.1:1/hook' });
+    await row.waitFor({ timeout: 10_000 });
+    const [hook] = (await t.app.inject({ url: '/api/v1/events/webhooks' })).json() as { id: string; event_types: string[] }[];
+    assert.deepEqual(hook!.event_types.sort(), ['line_crossed', 'system_error']);
+    t.app.vigil.bus.emit('system_error', 'test', { module: 'test', message: 'delivery log check' });
+    await row.locator('button:has-text("Delivery log")').click();
+    const log = await waitFor(
+      'a failed attempt in the log',
+      async () => {
+        const l = (await t.app.inject({ url: `/api/v1/events/webhooks/${hook!.id}/deliveries` })).json() as { deliveries: { last_error: string | null }[] };
+        return l.deliveries.find((d) => d.last_error) ?? undefined;
+      },
+      20_000,
+    );
+    await page.locator('.deliveries td', { hasText: log.last_error!.slice(0, 30) }).first().waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'events-webhook-log.png'), fullPage: true });
+    assert.deepEqual(errors, []);
     await page.close();
   });
 
