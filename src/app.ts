@@ -10,6 +10,7 @@ import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { rejectNonFiniteNumbers } from './core/finite-numbers.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
@@ -46,6 +47,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
   });
   installErrorHandler(app);
+  rejectNonFiniteNumbers(app);
   app.addSchema(ErrorBodySchema);
 
   await app.register(multipart, {

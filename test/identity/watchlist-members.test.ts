@@ -78,7 +78,7 @@ describe('GET /api/v1/watchlist/{watchlist_name}: the identities of a watchlist,
     const missing = await get('/api/v1/watchlist/nobody-here');
     assert.equal(missing.statusCode, 404);
     assertErrorShape(missing.json(), 404, 'WATCHLIST_NOT_FOUND');
-    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'offset=-1', 'offset=1.5', 'limit=1e309', 'extra=1']) {
+    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'offset=-1', 'offset=1.5', 'limit=1e309', 'offset=1e309', 'extra=1']) {
       const r = await get(`/api/v1/watchlist/staff?${q}`);
       assert.equal(r.statusCode, 400, `${q}: ${r.body}`);
       assertErrorShape(r.json(), 400);

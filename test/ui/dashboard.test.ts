@@ -231,6 +231,9 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       20_000,
     );
     await page.locator('.deliveries td', { hasText: log.last_error!.slice(0, 30) }).first().waitFor({ timeout: 10_000 });
+    // Regression: a successful add once showed "Cannot read properties of null" (the form was read after the await).
+    assert.deepEqual(await page.locator('[role=alert]').allTextContents(), []);
+    assert.equal(await page.inputValue('input[name=url]'), '', 'the form is cleared after a successful add');
     await page.screenshot({ path: join(ARTIFACTS, 'events-webhook-log.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -42,12 +42,14 @@ function Webhooks() {
 
   const add = async (e: Event) => {
     e.preventDefault();
-    const f = new FormData(e.currentTarget as HTMLFormElement);
+    // Kept now: the event's currentTarget is gone once the request has been awaited.
+    const formEl = e.currentTarget as HTMLFormElement;
+    const f = new FormData(formEl);
     setError(null);
     try {
       const secret = String(f.get('secret') ?? '');
       await api.json('POST', '/events/webhooks', { url: f.get('url'), event_types: types, ...(secret ? { secret } : {}) });
-      (e.currentTarget as HTMLFormElement).reset();
+      formEl.reset();
       hooks.reload();
     } catch (err) {
       setError(errorText(err));
