@@ -72,7 +72,6 @@ export function useLiveEvents(eventType: string, max = 100): { events: VigilEven
       void loadHistory();
     };
     source.onerror = () => setLive(false);
-    source.onmessage = null;
     const onEvent = (msg: MessageEvent<string>) => {
       const e = JSON.parse(msg.data) as VigilEvent;
       setEvents((cur) => merge([e], cur, max));

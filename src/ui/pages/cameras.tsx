@@ -19,6 +19,12 @@ export function Cameras() {
   useEffect(() => {
     if (!selected && cams.data && cams.data.length > 0) setSelected(cams.data[0]!.camera_id);
   }, [cams.data, selected]);
+  // A link to #/cameras?camera=<id> while this page is shown selects that camera.
+  useEffect(() => {
+    const on = () => setSelected(hashCamera() ?? selected);
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, [selected]);
 
   const add = async (e: Event) => {
     e.preventDefault();
