@@ -11,9 +11,11 @@ import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { rejectNonFiniteNumbers } from './core/finite-numbers.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
+import { registerDashboard } from './core/dashboard.js';
 import { ModelRegistry } from './runtime/model-registry.js';
 import { probeGpuVendors, realBox, resolveProfile, type BoxProbe } from './runtime/hw-profile.js';
 import { MODULE_PLUGINS } from './modules/index.js';
@@ -47,6 +49,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
   });
   installErrorHandler(app);
+  rejectNonFiniteNumbers(app);
   app.addSchema(ErrorBodySchema);
 
   await app.register(multipart, {
@@ -78,6 +81,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerDashboard(app);
 
   const box = deps.box ?? (config.server.hw_profile === 'auto' ? { ...realBox, gpuVendors: await probeGpuVendors() } : realBox);
   const profile = resolveProfile(config.server.hw_profile, box);

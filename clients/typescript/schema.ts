@@ -121,6 +121,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events as Server-Sent Events (text/event-stream); event_type filters as in /events/recent
+         * @description Each message carries `id` (the event id), `event` (its type) and `data` (the Event JSON, as in /events/recent). A `: ping` comment every 15 s keeps the connection open. A client that falls 1 MiB behind is disconnected and should reconnect (EventSource does so by itself) and read /events/recent for what it missed.
+         */
+        get: operations["getEventsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/detect": {
         parameters: {
             query?: never;
@@ -352,6 +372,23 @@ export interface paths {
         };
         /** Every watchlist with its exact size ("default" always exists) */
         get: operations["getWatchlist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/watchlist/{watchlist_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identities of one watchlist (labels, ids, sample counts, enrolment time), paginated; 404 for an unknown watchlist */
+        get: operations["getWatchlistByWatchlistName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -638,6 +675,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/hw-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hardware profile in use (execution providers, ffmpeg decoder) and how it was chosen */
+        get: operations["getAdminHwProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -648,7 +702,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -935,9 +989,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "b380d458-5d10-42e3-9925-e0dd821e4da2",
+                     *         "id": "2a45e730-d2c9-4c0d-8672-f123f98298b9",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T10:37:27.510Z",
+                     *         "timestamp": "2026-11-25T11:40:50.352Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -953,9 +1007,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "293a804e-b490-4652-8582-b39c7fe9ad4b",
+                     *         "id": "ea10d271-c2cf-4886-8401-94814a40d5f5",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T10:37:27.037Z",
+                     *         "timestamp": "2026-11-25T11:40:50.122Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1007,7 +1061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1078,13 +1132,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *         "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T10:37:28.450+00:00",
+                     *         "created_at": "2026-11-25T11:40:51.233+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1101,7 +1155,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1192,13 +1246,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *       "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T10:37:28.450+00:00",
+                     *       "created_at": "2026-11-25T11:40:51.233+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1248,7 +1302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1320,7 +1374,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c"
+                     *       "removed": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016"
                      *     }
                      */
                     "application/json": {
@@ -1345,7 +1399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1420,20 +1474,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *       "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795603048459000",
-                     *           "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-                     *           "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *           "delivery_id": "1795606851257000",
+                     *           "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *           "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T10:37:28.459+00:00",
-                     *           "updated_at": "2026-11-25T10:37:28.797+00:00",
+                     *           "created_at": "2026-11-25T11:40:51.257+00:00",
+                     *           "updated_at": "2026-11-25T11:40:51.545+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1505,7 +1559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1578,15 +1632,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795603048874000",
-                     *       "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-                     *       "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *       "delivery_id": "1795606851560000",
+                     *       "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *       "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T10:37:28.874+00:00",
-                     *       "updated_at": "2026-11-25T10:37:28.874+00:00",
-                     *       "next_attempt_at": "2026-11-25T10:37:28.874Z",
+                     *       "created_at": "2026-11-25T11:40:51.560+00:00",
+                     *       "updated_at": "2026-11-25T11:40:51.560+00:00",
+                     *       "next_attempt_at": "2026-11-25T11:40:51.560Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1647,7 +1701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1719,13 +1773,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *       "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T10:37:28.450+00:00",
+                     *       "created_at": "2026-11-25T11:40:51.233+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1758,7 +1812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1843,13 +1897,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *         "id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T10:37:28.459Z",
+                     *         "timestamp": "2026-11-25T11:40:51.257Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *           "message": "test delivery to webhook d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1858,15 +1912,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795603048459000",
-                     *         "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-                     *         "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *         "delivery_id": "1795606851257000",
+                     *         "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *         "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T10:37:28.459+00:00",
-                     *         "updated_at": "2026-11-25T10:37:28.459+00:00",
-                     *         "next_attempt_at": "2026-11-25T10:37:28.459Z",
+                     *         "created_at": "2026-11-25T11:40:51.257+00:00",
+                     *         "updated_at": "2026-11-25T11:40:51.257+00:00",
+                     *         "next_attempt_at": "2026-11-25T11:40:51.257Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -1963,7 +2017,107 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "WEBHOOKS_DISABLED",
+                     *       "error": "Service Unavailable",
+                     *       "message": "webhook endpoints with events.webhooks_enabled: false"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEventsStream: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type (400 for an unknown type), as in /events/recent. */
+                event_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : connected
+                     *
+                     *     id: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11
+                     *     event: line_crossed
+                     *     data: {"id":"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11","type":"line_crossed","timestamp":"2026-11-25T10:27:13.120Z","source":"video","camera_id":"hall","data":{"rule_id":"walkway","direction":"in","track_id":7}}
+                     *
+                     *     : ping
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_URL",
+                     *       "error": "Bad Request",
+                     *       "message": "a webhook URL that is not https://"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,7 +2364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2578,7 +2732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2819,7 +2973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3007,7 +3161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3623,16 +3777,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+                     *       "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
                      *       "challenges": [
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -3685,7 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3772,8 +3926,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
-                     *       "challenge_type": "TURN_RIGHT",
+                     *       "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+                     *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 2,
@@ -3919,7 +4073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3991,31 +4145,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+                     *       "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
                      *       "challenges": [
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_RIGHT",
+                     *       "current_challenge": "LOOK_DOWN",
                      *       "challenges_remaining": 2,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
                      *       "is_live": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T10:37:19.174Z",
-                     *       "expires_at": "2026-11-25T10:42:19.174Z",
-                     *       "challenge_started_at": "2026-11-25T10:37:19.216Z",
-                     *       "challenge_deadline": "2026-11-25T10:37:24.216Z",
+                     *       "created_at": "2026-11-25T11:40:42.592Z",
+                     *       "expires_at": "2026-11-25T11:45:42.592Z",
+                     *       "challenge_started_at": "2026-11-25T11:40:42.610Z",
+                     *       "challenge_deadline": "2026-11-25T11:40:47.610Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4100,7 +4254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +4326,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e"
+                     *       "cancelled": "e42492b4-d45e-4b1b-8d32-9da73def6efd"
                      *     }
                      */
                     "application/json": {
@@ -4214,7 +4368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4310,7 +4464,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *       "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4521,7 +4675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4669,7 +4823,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *           "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.7817,
                      *           "metadata": {
@@ -4826,7 +4980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4934,7 +5088,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *         "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -4944,7 +5098,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *           "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5240,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5312,7 +5466,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+                     *       "removed": "efbea8ae-8708-4393-b81b-5bdb5de84685",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5343,7 +5497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5436,7 +5590,161 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "IDENTITY_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the watchlist database is not open (/admin/health says why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWatchlistByWatchlistName: {
+        parameters: {
+            query: {
+                /** @description Identities to skip (default 0) */
+                offset: number;
+                /** @description Identities per page, 1-500 (default 50) */
+                limit: number;
+            };
+            header?: never;
+            path: {
+                /** @description Watchlist name */
+                watchlist_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "default",
+                     *       "total": 1,
+                     *       "offset": 0,
+                     *       "limit": 50,
+                     *       "identities": [
+                     *         {
+                     *           "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+                     *           "label": "Barack Obama",
+                     *           "samples": 1,
+                     *           "metadata": {
+                     *             "badge": "A-1047"
+                     *           },
+                     *           "enrolled_at": "2026-11-25T11:40:29.274Z",
+                     *           "updated_at": "2026-11-25T11:40:29.274Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        name: string;
+                        /** @description Identities in the watchlist */
+                        total: number;
+                        offset: number;
+                        limit: number;
+                        /** @description Oldest enrolment first */
+                        identities: {
+                            identity_id: string;
+                            label: string;
+                            /** @description Face samples stored for the identity */
+                            samples: number;
+                            /** @description The JSON object given at enrolment ({} when none) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description ISO 8601 UTC time of the first enrolment */
+                            enrolled_at: string;
+                            /** @description ISO 8601 UTC time of the last sample or label change */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, WATCHLIST_NOT_FOUND, IDENTITY_NOT_FOUND, CLUSTER_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "WATCHLIST_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "a watchlist that was never enrolled into (default always exists)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5510,10 +5818,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+                     *           "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T10:37:02.483Z",
-                     *           "last_seen": "2026-11-25T10:37:02.483Z",
+                     *           "first_seen": "2026-11-25T11:40:29.908Z",
+                     *           "last_seen": "2026-11-25T11:40:29.908Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5573,10 +5881,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "0582dd3d-20c4-4413-be0a-6a9bac8fad03",
+                     *           "cluster_id": "88f6794c-b94e-494a-ad24-77e1b3cffc7f",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T10:37:02.320Z",
-                     *           "last_seen": "2026-11-25T10:37:02.320Z",
+                     *           "first_seen": "2026-11-25T11:40:29.824Z",
+                     *           "last_seen": "2026-11-25T11:40:29.824Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5773,10 +6081,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+                     *       "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T10:37:02.483Z",
-                     *       "last_seen": "2026-11-25T10:37:02.483Z",
+                     *       "first_seen": "2026-11-25T11:40:29.908Z",
+                     *       "last_seen": "2026-11-25T11:40:29.908Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -5968,7 +6276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "0582dd3d-20c4-4413-be0a-6a9bac8fad03"
+                     *       "removed": "88f6794c-b94e-494a-ad24-77e1b3cffc7f"
                      *     }
                      */
                     "application/json": {
@@ -6066,13 +6374,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+                     *       "identity_id": "efbea8ae-8708-4393-b81b-5bdb5de84685",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+                     *       "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6146,7 +6454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6257,7 +6565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6338,7 +6646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6412,11 +6720,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 9.99,
-                     *         "frame_count": 84,
+                     *         "fps": 10.01,
+                     *         "frame_count": 82,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.83,
+                     *         "processed_fps": 9.96,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -6444,7 +6752,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6536,8 +6844,8 @@ export interface operations {
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 1,
-                     *       "status": "running",
+                     *       "frame_count": 0,
+                     *       "status": "starting",
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
@@ -6617,7 +6925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6693,11 +7001,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 9.99,
-                     *       "frame_count": 84,
+                     *       "fps": 10.01,
+                     *       "frame_count": 82,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.83,
+                     *       "processed_fps": 9.96,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -6741,7 +7049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6839,7 +7147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6930,7 +7238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7020,7 +7328,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T10:37:19.995Z",
+                     *         "created_at": "2026-11-25T11:40:42.930Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7062,7 +7370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7185,7 +7493,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T10:37:19.995Z",
+                     *       "created_at": "2026-11-25T11:40:42.930Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7260,7 +7568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7358,7 +7666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7454,7 +7762,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T10:37:20.090Z",
+                     *         "created_at": "2026-11-25T11:40:43.014Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -7497,7 +7805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7628,7 +7936,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T10:37:20.090Z",
+                     *       "created_at": "2026-11-25T11:40:43.014Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -7704,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7802,7 +8110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7939,7 +8247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8105,7 +8413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8192,7 +8500,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       }
                      *     }
                      */
@@ -8285,8 +8593,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 2335,
-                     *             "warmup_ms": 284
+                     *             "load_ms": 1167,
+                     *             "warmup_ms": 315
                      *           }
                      *         ]
                      *       },
@@ -8302,8 +8610,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 2856,
-                     *             "warmup_ms": 80
+                     *             "load_ms": 1692,
+                     *             "warmup_ms": 25
                      *           }
                      *         ]
                      *       },
@@ -8319,8 +8627,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 2072,
-                     *             "warmup_ms": 359
+                     *             "load_ms": 1123,
+                     *             "warmup_ms": 83
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8329,8 +8637,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 2414,
-                     *             "warmup_ms": 304
+                     *             "load_ms": 1115,
+                     *             "warmup_ms": 104
                      *           }
                      *         ]
                      *       }
@@ -8413,7 +8721,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-18/models",
+                     *         "models_dir": "/work/main/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -8433,7 +8741,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-18/models"
+                     *         "models_dir": "/work/main/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -8450,7 +8758,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-18/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/main/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -8490,7 +8798,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-2AYsSN/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-i93s81/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -8889,6 +9197,91 @@ export interface operations {
                              * @default 5
                              */
                             cluster_samples: number;
+                        };
+                    };
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAdminHwProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "x86-cpu",
+                     *       "description": "x86-64 CPU only; onnxruntime CPU provider, software decode with the bundled ffmpeg",
+                     *       "detected_by": "configured",
+                     *       "execution_providers": [
+                     *         "cpu"
+                     *       ],
+                     *       "intra_op_threads": 0,
+                     *       "ffmpeg": {
+                     *         "binary": "bundled",
+                     *         "hwaccel": "none"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Profile name (hw-profiles/<name>.yaml) */
+                        name: string;
+                        description: string;
+                        /** @description Why this profile was chosen (server.hw_profile: auto), or null when set by name */
+                        detected_by: string | null;
+                        /** @description onnxruntime execution providers, in order of preference */
+                        execution_providers: string[];
+                        /** @description 0: the cores shared out among the inference workers */
+                        intra_op_threads: number;
+                        ffmpeg: {
+                            binary: string;
+                            path?: string;
+                            hwaccel: string;
+                            device?: string;
                         };
                     };
                 };

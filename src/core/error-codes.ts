@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   MODEL_UNAVAILABLE: { status: 503, module: 'all', when: 'the model the request needs is not loaded (the message and `/admin/models` say why)' },
   INFERENCE_UNAVAILABLE: { status: 503, module: 'all', when: 'the inference worker died; it is restarted on the next request' },
   MODULE_DISABLED: { status: 503, module: 'all', when: 'the module is switched off in the configuration (`<module>.enabled: false`)' },
+  DASHBOARD_NOT_BUILT: { status: 503, module: 'all', when: '`GET /` on an installation whose dashboard was never built (`npm run build`)' },
 
   NO_FACE: { status: 422, module: 'face', when: 'no face in an image that needs one (`field` names it)' },
 

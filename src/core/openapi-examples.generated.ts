@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c"
+      "removed": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "0582dd3d-20c4-4413-be0a-6a9bac8fad03"
+      "removed": "88f6794c-b94e-494a-ad24-77e1b3cffc7f"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e"
+      "cancelled": "e42492b4-d45e-4b1b-8d32-9da73def6efd"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+      "removed": "efbea8ae-8708-4393-b81b-5bdb5de84685",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-18/models",
+        "models_dir": "/work/main/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -75,7 +75,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-18/models"
+        "models_dir": "/work/main/models"
       },
       "liveness": {
         "enabled": true,
@@ -92,7 +92,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-18/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/main/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -132,7 +132,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-2AYsSN/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-i93s81/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -164,7 +164,22 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+      }
+    }
+  },
+  "GET /api/v1/admin/hw-profile": {
+    "response": {
+      "name": "x86-cpu",
+      "description": "x86-64 CPU only; onnxruntime CPU provider, software decode with the bundled ffmpeg",
+      "detected_by": "configured",
+      "execution_providers": [
+        "cpu"
+      ],
+      "intra_op_threads": 0,
+      "ffmpeg": {
+        "binary": "bundled",
+        "hwaccel": "none"
       }
     }
   },
@@ -182,8 +197,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 2335,
-            "warmup_ms": 284
+            "load_ms": 1167,
+            "warmup_ms": 315
           }
         ]
       },
@@ -199,8 +214,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 2856,
-            "warmup_ms": 80
+            "load_ms": 1692,
+            "warmup_ms": 25
           }
         ]
       },
@@ -216,8 +231,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 2072,
-            "warmup_ms": 359
+            "load_ms": 1123,
+            "warmup_ms": 83
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -226,8 +241,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 2414,
-            "warmup_ms": 304
+            "load_ms": 1115,
+            "warmup_ms": 104
           }
         ]
       }
@@ -236,9 +251,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "b380d458-5d10-42e3-9925-e0dd821e4da2",
+        "id": "2a45e730-d2c9-4c0d-8672-f123f98298b9",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T10:37:27.510Z",
+        "timestamp": "2026-11-25T11:40:50.352Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -254,9 +269,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "293a804e-b490-4652-8582-b39c7fe9ad4b",
+        "id": "ea10d271-c2cf-4886-8401-94814a40d5f5",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T10:37:27.037Z",
+        "timestamp": "2026-11-25T11:40:50.122Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -273,36 +288,40 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       }
     ]
   },
+  "GET /api/v1/events/stream": {
+    "mediaType": "text/event-stream",
+    "response": ": connected\n\nid: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\nevent: line_crossed\ndata: {\"id\":\"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\",\"type\":\"line_crossed\",\"timestamp\":\"2026-11-25T10:27:13.120Z\",\"source\":\"video\",\"camera_id\":\"hall\",\"data\":{\"rule_id\":\"walkway\",\"direction\":\"in\",\"track_id\":7}}\n\n: ping\n\n"
+  },
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+        "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T10:37:28.450+00:00",
+        "created_at": "2026-11-25T11:40:51.233+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+      "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795603048459000",
-          "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-          "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+          "delivery_id": "1795606851257000",
+          "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+          "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T10:37:28.459+00:00",
-          "updated_at": "2026-11-25T10:37:28.797+00:00",
+          "created_at": "2026-11-25T11:40:51.257+00:00",
+          "updated_at": "2026-11-25T11:40:51.545+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -315,10 +334,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+          "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
           "size": 1,
-          "first_seen": "2026-11-25T10:37:02.483Z",
-          "last_seen": "2026-11-25T10:37:02.483Z",
+          "first_seen": "2026-11-25T11:40:29.908Z",
+          "last_seen": "2026-11-25T11:40:29.908Z",
           "watchlists": [
             "default"
           ],
@@ -378,10 +397,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "0582dd3d-20c4-4413-be0a-6a9bac8fad03",
+          "cluster_id": "88f6794c-b94e-494a-ad24-77e1b3cffc7f",
           "size": 1,
-          "first_seen": "2026-11-25T10:37:02.320Z",
-          "last_seen": "2026-11-25T10:37:02.320Z",
+          "first_seen": "2026-11-25T11:40:29.824Z",
+          "last_seen": "2026-11-25T11:40:29.824Z",
           "watchlists": [
             "default"
           ],
@@ -445,10 +464,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+      "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
       "size": 1,
-      "first_seen": "2026-11-25T10:37:02.483Z",
-      "last_seen": "2026-11-25T10:37:02.483Z",
+      "first_seen": "2026-11-25T11:40:29.908Z",
+      "last_seen": "2026-11-25T11:40:29.908Z",
       "watchlists": [
         "default"
       ],
@@ -518,31 +537,31 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+      "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
       "challenges": [
         {
-          "type": "TURN_RIGHT",
-          "instruction": "turn head right",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "SMILE",
+          "instruction": "smile",
           "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "TURN_RIGHT",
+      "current_challenge": "LOOK_DOWN",
       "challenges_remaining": 2,
       "passed_challenges": [],
       "session_complete": false,
       "is_live": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T10:37:19.174Z",
-      "expires_at": "2026-11-25T10:42:19.174Z",
-      "challenge_started_at": "2026-11-25T10:37:19.216Z",
-      "challenge_deadline": "2026-11-25T10:37:24.216Z",
+      "created_at": "2026-11-25T11:40:42.592Z",
+      "expires_at": "2026-11-25T11:45:42.592Z",
+      "challenge_started_at": "2026-11-25T11:40:42.610Z",
+      "challenge_deadline": "2026-11-25T11:40:47.610Z",
       "ended_at": null
     }
   },
@@ -552,11 +571,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 9.99,
-        "frame_count": 84,
+        "fps": 10.01,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.83,
+        "processed_fps": 9.96,
         "decoder": "cpu",
         "loop": true
       }
@@ -567,11 +586,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 9.99,
-      "frame_count": 84,
+      "fps": 10.01,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.83,
+      "processed_fps": 9.96,
       "decoder": "cpu",
       "loop": true
     }
@@ -621,7 +640,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T10:37:19.995Z",
+        "created_at": "2026-11-25T11:40:42.930Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -657,7 +676,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T10:37:20.090Z",
+        "created_at": "2026-11-25T11:40:43.014Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -674,6 +693,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "size": 1,
           "samples": 1,
           "stale_samples": 0
+        }
+      ]
+    }
+  },
+  "GET /api/v1/watchlist/{watchlist_name}": {
+    "response": {
+      "name": "default",
+      "total": 1,
+      "offset": 0,
+      "limit": 50,
+      "identities": [
+        {
+          "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+          "label": "Barack Obama",
+          "samples": 1,
+          "metadata": {
+            "badge": "A-1047"
+          },
+          "enrolled_at": "2026-11-25T11:40:29.274Z",
+          "updated_at": "2026-11-25T11:40:29.274Z"
         }
       ]
     }
@@ -955,13 +994,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+      "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T10:37:28.450+00:00",
+      "created_at": "2026-11-25T11:40:51.233+00:00",
       "enabled": true
     },
     "request": {
@@ -975,15 +1014,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795603048874000",
-      "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-      "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+      "delivery_id": "1795606851560000",
+      "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+      "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T10:37:28.874+00:00",
-      "updated_at": "2026-11-25T10:37:28.874+00:00",
-      "next_attempt_at": "2026-11-25T10:37:28.874Z",
+      "created_at": "2026-11-25T11:40:51.560+00:00",
+      "updated_at": "2026-11-25T11:40:51.560+00:00",
+      "next_attempt_at": "2026-11-25T11:40:51.560Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -991,26 +1030,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+      "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T10:37:28.450+00:00",
+      "created_at": "2026-11-25T11:40:51.233+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+        "id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T10:37:28.459Z",
+        "timestamp": "2026-11-25T11:40:51.257Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+          "message": "test delivery to webhook d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1019,15 +1058,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795603048459000",
-        "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-        "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+        "delivery_id": "1795606851257000",
+        "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+        "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T10:37:28.459+00:00",
-        "updated_at": "2026-11-25T10:37:28.459+00:00",
-        "next_attempt_at": "2026-11-25T10:37:28.459Z",
+        "created_at": "2026-11-25T11:40:51.257+00:00",
+        "updated_at": "2026-11-25T11:40:51.257+00:00",
+        "next_attempt_at": "2026-11-25T11:40:51.257Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1094,7 +1133,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+          "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
           "label": "Barack Obama",
           "similarity": 0.7817,
           "metadata": {
@@ -1112,7 +1151,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+        "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1122,7 +1161,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+          "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1261,13 +1300,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+      "identity_id": "efbea8ae-8708-4393-b81b-5bdb5de84685",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+      "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
       "promoted_samples": 1
     },
     "request": {
@@ -1277,16 +1316,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+      "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
       "challenges": [
         {
-          "type": "TURN_RIGHT",
-          "instruction": "turn head right",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "SMILE",
+          "instruction": "smile",
           "timeout_seconds": 5
         }
       ]
@@ -1294,8 +1333,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
-      "challenge_type": "TURN_RIGHT",
+      "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+      "challenge_type": "LOOK_DOWN",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 2,
@@ -1424,8 +1463,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 1,
-      "status": "running",
+      "frame_count": 0,
+      "status": "starting",
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
@@ -1484,7 +1523,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T10:37:19.995Z",
+      "created_at": "2026-11-25T11:40:42.930Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1531,7 +1570,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T10:37:20.090Z",
+      "created_at": "2026-11-25T11:40:43.014Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1563,7 +1602,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+      "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
