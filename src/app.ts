@@ -10,6 +10,10 @@ import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { validationSchemaController } from './core/request-validation.js';
+import { httpServerOptions, installBodyAdmission } from './core/http-protocol.js';
+import { installAdmission } from './core/admission.js';
+import { decodeLimits } from './core/pixel-budget.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
@@ -39,9 +43,13 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     bodyLimit: 1024 * 1024,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // Timeouts, TLS and parser errors in the one error shape: see http-protocol.ts.
+    ...httpServerOptions(config),
+    // Bodies strict, URLs coerced but finite: see request-validation.ts.
+    schemaController: validationSchemaController(),
   });
   installErrorHandler(app);
+  installBodyAdmission(app, config);
   app.addSchema(ErrorBodySchema);
 
   await app.register(multipart, {
@@ -85,6 +93,11 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     lifecycle,
     profile,
   };
+  // Bounded resources (docs/security.md): per-class admission before any upload is read,
+  // and a process-wide budget of decoded pixels with a JPEG scan cap.
+  installAdmission(app, config, ctx.models.layout.workers);
+  decodeLimits.budget.setMax(config.limits.max_pixels_in_flight);
+  decodeLimits.maxJpegScans = config.limits.max_jpeg_scans;
   log.info({ hw_profile: profile.name, detected_by: profile.detected_by, providers: profile.execution_providers }, 'hardware profile');
 
   await app.register(
