@@ -13,7 +13,9 @@ import { installErrorHandler } from './core/error-handler.js';
 import { validationSchemaController } from './core/request-validation.js';
 import { httpServerOptions, installBodyAdmission } from './core/http-protocol.js';
 import { installAdmission } from './core/admission.js';
+import { installAccessControl } from './core/access-control.js';
 import { decodeLimits } from './core/pixel-budget.js';
+import { MAX_TEXT_FIELD_BYTES } from './core/multipart-form.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
@@ -49,6 +51,8 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     schemaController: validationSchemaController(),
   });
   installErrorHandler(app);
+  // Before every other onRequest hook: an unauthenticated request takes no queue slot.
+  installAccessControl(app, config);
   installBodyAdmission(app, config);
   app.addSchema(ErrorBodySchema);
 
@@ -57,7 +61,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
       fileSize: config.server.max_upload_bytes,
       files: 4,
       fields: 20,
-      fieldSize: 64 * 1024,
+      fieldSize: MAX_TEXT_FIELD_BYTES,
       parts: 30,
       headerPairs: 100,
     },

@@ -25,3 +25,16 @@ export const AuthSection = Type.Object(
   },
   { additionalProperties: false, default: {} },
 );
+
+/** Checks the schema cannot express: one token form per entry, unique names and tokens. */
+export function authProblems(tokens: { name: string; token?: string; token_sha256?: string }[]): { path: string; value: string; message: string }[] {
+  const out: { path: string; value: string; message: string }[] = [];
+  const names = new Set<string>();
+  tokens.forEach((t, i) => {
+    const path = `auth.tokens.${i}`;
+    if ((t.token === undefined) === (t.token_sha256 === undefined)) out.push({ path, value: JSON.stringify(t.name), message: 'give exactly one of token or token_sha256' });
+    if (names.has(t.name)) out.push({ path: `${path}.name`, value: JSON.stringify(t.name), message: 'token names must be unique' });
+    names.add(t.name);
+  });
+  return out;
+}
