@@ -45,6 +45,9 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     bodyLimit: 1024 * 1024,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
+    // Models load in onReady; on a loaded 2-core box that took past fastify's 10 s default and
+    // the daemon died at start-up. systemd's TimeoutStartSec bounds a start that truly hangs.
+    pluginTimeout: 120_000,
     // Timeouts, TLS and parser errors in the one error shape: see http-protocol.ts.
     ...httpServerOptions(config),
     // Bodies strict, URLs coerced but finite: see request-validation.ts.

@@ -111,11 +111,9 @@ export function installAdmission(app: FastifyInstance, config: VigilConfig, infe
     try {
       release = await gate.enter();
     } catch (err) {
-      if (err instanceof BusyError) {
-        reply.header('retry-after', String(err.retryAfterSeconds));
-        // The body is not read: close the connection rather than drain an upload we refused.
-        reply.header('connection', 'close');
-      }
+      // The body is left unread; Node discards what is still arriving after the answer, so the
+      // client reliably sees the 503 (closing at once made some clients see a reset instead).
+      if (err instanceof BusyError) reply.header('retry-after', String(err.retryAfterSeconds));
       throw err;
     }
     // 'close' fires on the answer, on a client abort and on a timeout alike: the slot always comes back.

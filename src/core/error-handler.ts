@@ -37,7 +37,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(400).send(errorBody(400, 'CLIENT_ABORTED', 'the client closed the connection before the request was read'));
     }
     if (err instanceof AppError) {
-      if (err.statusCode >= 500) request.log.warn({ code: err.code }, err.message);
+      // BUSY is load shedding working as designed: a line per refusal would flood the journal
+      // exactly when the box is busiest (the gate counts refusals instead).
+      if (err.statusCode >= 500 && err.code !== 'BUSY') request.log.warn({ code: err.code }, err.message);
+      else if (err.code === 'BUSY') request.log.debug({ code: err.code }, err.message);
       return reply.status(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, err.details));
     }
     const fe = err as FastifyError;

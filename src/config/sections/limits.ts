@@ -14,7 +14,9 @@ export const LimitsSection = Type.Object(
         'Requests of one endpoint class (face, document, liveness, identity) processed at once; 0 = the number of inference workers. Others wait in that class queue.',
     }),
     inference_queue: Type.Integer({
-      default: 4,
+      // Admitted latency is about (queue / concurrency + 1) service times: 2 keeps it near 2x a
+      // lone client's (bench/overload.ts), where 4 measured 4.6x on the loaded 2-core box.
+      default: 2,
       minimum: 0,
       maximum: 10_000,
       description: 'Requests of one endpoint class waiting for a slot; past it the request is refused with 503 BUSY and Retry-After before its body is read.',
