@@ -7,7 +7,7 @@
  * and the daemon's resident memory before and at its peak (sampled from /proc every 100 ms).
  * Clients honour Retry-After (with jitter) as a well-behaved client does.
  *
- *   node --import tsx bench/overload.ts [--clients 200] [--seconds 20] [--big 24] [--only bounded|open]
+ *   node --import tsx bench/overload.ts [--clients 200] [--seconds 20] [--big 24] [--only bounded|serial|open]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -29,6 +29,9 @@ const SECONDS = arg('seconds', 20);
 const BIG = arg('big', 24);
 const onlyIdx = process.argv.indexOf('--only');
 const ONLY = onlyIdx > 0 ? process.argv[onlyIdx + 1] : undefined;
+
+/** One request of a class at a time and one waiting: the lowest-latency setting, for comparison. */
+const SERIAL_LIMITS = { VIGIL_LIMITS_INFERENCE_CONCURRENCY: '1', VIGIL_LIMITS_INFERENCE_QUEUE: '1' };
 
 const OPEN_LIMITS = {
   VIGIL_LIMITS_INFERENCE_CONCURRENCY: '256',
@@ -130,6 +133,7 @@ interface Result {
   bigBusy: number;
   bigOther: number;
   bigMs: number;
+  otherStatuses: string;
   bigRssBefore: number;
   bigRssPeak: number;
 }
@@ -182,6 +186,14 @@ async function measure(label: string, env: Record<string, string>, small: Buffer
       bigBusy: bigOut.filter((o) => o.status === 503).length,
       bigOther: bigOut.filter((o) => o.status !== 200 && o.status !== 503).length,
       bigMs,
+      otherStatuses: [
+        ...[...outcomes, ...bigOut]
+          .filter((o) => o.status !== 200 && o.status !== 503)
+          .reduce((m, o) => m.set(o.status, (m.get(o.status) ?? 0) + 1), new Map<number, number>())
+          .entries(),
+      ]
+        .map(([k, v]) => `${k === 0 ? 'client error/timeout' : k} x${v}`)
+        .join(', '),
       bigRssBefore,
       bigRssPeak,
     };
@@ -203,8 +215,9 @@ async function main(): Promise<void> {
   console.log(`big JPEG: ${(big.length / 1e6).toFixed(1)} MB`);
 
   const results: Result[] = [];
-  if (ONLY !== 'open') results.push(await measure('bounded (defaults)', {}, small, big));
-  if (ONLY !== 'bounded') results.push(await measure('limits opened wide', OPEN_LIMITS, small, big));
+  if (!ONLY || ONLY === 'bounded') results.push(await measure('bounded (defaults)', {}, small, big));
+  if (!ONLY || ONLY === 'serial') results.push(await measure('concurrency 1, queue 1', SERIAL_LIMITS, small, big));
+  if (!ONLY || ONLY === 'open') results.push(await measure('limits opened wide', OPEN_LIMITS, small, big));
 
   console.log('\n| daemon | single p50 | single p99 | loaded admitted p50 | p95 | p99 | p99 / single p99 | 200 | 503 BUSY | other | RSS before MB | RSS peak MB | growth MB |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
@@ -213,6 +226,7 @@ async function main(): Promise<void> {
       `| ${r.label} | ${fmt(r.single.p50)} | ${fmt(r.single.p99)} | ${fmt(r.loaded.p50)} | ${fmt(r.loaded.p95)} | ${fmt(r.loaded.p99)} | ${(r.loaded.p99 / r.single.p99).toFixed(2)} | ${r.ok} | ${r.busy} | ${r.other} | ${r.rssBefore.toFixed(0)} | ${r.rssPeak.toFixed(0)} | ${(r.rssPeak - r.rssBefore).toFixed(0)} |`,
     );
   }
+  for (const r of results) if (r.otherStatuses) console.log(`${r.label}: other answers: ${r.otherStatuses}`);
   console.log(`\n| daemon | ${BIG} x 6300x6300: 200 | 503 | other | wall s | RSS before MB | RSS peak MB | growth MB |`);
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {
