@@ -16,7 +16,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false, verbose: true });
+// strictNumbers: an environment value of Infinity or 1e309 is not a number of any setting.
+const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false, verbose: true, strictNumbers: true });
 const validate = ajv.compile<VigilConfig>(ConfigSchema);
 
 function describeValue(value: unknown): string {

@@ -77,3 +77,11 @@ describe('validation: finite numbers, integers, no silent coercion, no silent tr
     }
   });
 });
+
+describe('validation: configuration numbers are finite too', () => {
+  it('VIGIL_LIMITS_QUEUE_WAIT_MS=Infinity is a configuration error, not an endless wait (guards: non-finite settings)', async () => {
+    const { ConfigError, loadConfig } = await import('../../src/config/load.js');
+    assert.throws(() => loadConfig({ env: { VIGIL_LIMITS_QUEUE_WAIT_MS: 'Infinity' } }), ConfigError);
+    assert.throws(() => loadConfig({ env: { VIGIL_SERVER_REQUEST_TIMEOUT_MS: '1e309' } }), ConfigError);
+  });
+});
