@@ -11,7 +11,12 @@ import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
 import { installErrorHandler } from './core/error-handler.js';
-import { rejectNonFiniteNumbers } from './core/finite-numbers.js';
+import { validationSchemaController } from './core/request-validation.js';
+import { httpServerOptions, installBodyAdmission } from './core/http-protocol.js';
+import { installAdmission } from './core/admission.js';
+import { installAccessControl } from './core/access-control.js';
+import { decodeLimits } from './core/pixel-budget.js';
+import { MAX_TEXT_FIELD_BYTES } from './core/multipart-form.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
@@ -46,10 +51,15 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     pluginTimeout: 0,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // Timeouts, TLS and parser errors in the one error shape: see http-protocol.ts.
+    ...httpServerOptions(config),
+    // Bodies strict, URLs coerced but finite: see request-validation.ts.
+    schemaController: validationSchemaController(),
   });
   installErrorHandler(app);
-  rejectNonFiniteNumbers(app);
+  // Before every other onRequest hook: an unauthenticated request takes no queue slot.
+  installAccessControl(app, config);
+  installBodyAdmission(app, config);
   app.addSchema(ErrorBodySchema);
 
   await app.register(multipart, {
@@ -57,7 +67,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
       fileSize: config.server.max_upload_bytes,
       files: 4,
       fields: 20,
-      fieldSize: 64 * 1024,
+      fieldSize: MAX_TEXT_FIELD_BYTES,
       parts: 30,
       headerPairs: 100,
     },
@@ -95,6 +105,11 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     lifecycle,
     profile,
   };
+  // Bounded resources (docs/security.md): per-class admission before any upload is read,
+  // and a process-wide budget of decoded pixels with a JPEG scan cap.
+  installAdmission(app, config, ctx.models.layout.workers);
+  decodeLimits.budget.setMax(config.limits.max_pixels_in_flight);
+  decodeLimits.maxJpegScans = config.limits.max_jpeg_scans;
   log.info({ hw_profile: profile.name, detected_by: profile.detected_by, providers: profile.execution_providers }, 'hardware profile');
 
   await app.register(
