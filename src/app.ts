@@ -9,6 +9,7 @@ import { createLogger } from './core/logger.js';
 import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
+import { StorageGuard } from './core/storage-guard.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
@@ -76,14 +77,16 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
   const box = deps.box ?? (config.server.hw_profile === 'auto' ? { ...realBox, gpuVendors: await probeGpuVendors() } : realBox);
   const profile = resolveProfile(config.server.hw_profile, box);
   const lifecycle = new Lifecycle(log.child({ component: 'lifecycle' }));
+  const storage = new StorageGuard(config.server.data_dir, config.server.storage_reserve_mb * 1024 * 1024, log.child({ component: 'storage' }));
   const ctx: VigilContext = {
     config,
     log,
     bus: new EventBus(log.child({ component: 'event-bus' })),
     models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' }), config.server.inference_workers),
-    status: new StatusBoard(config),
+    status: new StatusBoard(config, storage),
     lifecycle,
     profile,
+    storage,
   };
   log.info({ hw_profile: profile.name, detected_by: profile.detected_by, providers: profile.execution_providers }, 'hardware profile');
 
@@ -99,9 +102,11 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
 
   // Modules start in registration order once every plugin is in place, and stop in reverse.
   app.addHook('onReady', async () => {
+    storage.start();
     await lifecycle.start();
   });
   app.addHook('onClose', async () => {
+    storage.stop();
     await lifecycle.stop();
     await ctx.models.close();
   });

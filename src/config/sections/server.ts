@@ -46,6 +46,12 @@ export const ServerSection = Type.Object(
       minimum: 1,
       description: 'Largest accepted decoded image (width x height); guards against decompression bombs (413 IMAGE_TOO_LARGE).',
     }),
+    storage_reserve_mb: Type.Integer({
+      default: 64,
+      minimum: 0,
+      description:
+        'Free space kept on the data folder\'s file system: below it every write answers 507 STORAGE_FULL (nothing is written, reads keep working) and writes resume by themselves when space returns.',
+    }),
     shutdown_timeout_ms: Type.Integer({
       default: 10_000,
       minimum: 100,

@@ -46,7 +46,7 @@ export class EventsService {
     bus.subscribe(OWNER, (event) => this.onEvent(event));
     let store: EventsStore;
     try {
-      store = openEventsStore(config.server.data_dir);
+      store = openEventsStore(config.server.data_dir, this.ctx.storage);
     } catch (err) {
       this.startError = `cannot open ${config.server.data_dir}/events: ${(err as Error).message}`;
       throw err;

@@ -41,7 +41,7 @@ export default fp(
       return;
     }
 
-    const store = new VideoStore(videoStoreDir(config.server.data_dir));
+    const store = new VideoStore(videoStoreDir(config.server.data_dir), app.vigil.storage);
     const consumers: FrameConsumer[] = [];
     if (config.video.track_faces && app.hasDecorator('faceService')) {
       const identify = app.hasDecorator('identity') && config.identity.enabled ? watchlistSearch(app.identity, config.video.face_match_threshold) : undefined;
