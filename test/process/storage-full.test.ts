@@ -168,7 +168,9 @@ describe('a full data disk: 507 on writes, reads work, recovery without losing a
     if (skip) return t.skip(skip);
     const fresh = join(mnt, 'fresh');
     mkdirSync(fresh);
-    const filler = fill(mnt, 2 * MB);
+    // Without its index snapshot the identity module rebuilds from LMDB and tries to write a new one.
+    rmSync(join(mnt, 'data', 'watchlists', 'index-snapshot.bin'), { force: true });
+    const filler = fill(mnt, 0);
     // Stores that exist (data from the first test) and stores that cannot be created yet.
     for (const [dataDir, why] of [
       [join(mnt, 'data'), 'existing stores'],
@@ -181,7 +183,12 @@ describe('a full data disk: 507 on writes, reads work, recovery without losing a
       // A store that exists refuses the write; one that could not be created leaves its module unavailable, saying why.
       if (dataDir === fresh) assert.match(String(w.body.message), /data disk full/, JSON.stringify(w.body));
       else assertErrorShape(w.body, 507, 'STORAGE_FULL');
-      if (dataDir !== fresh) assert.equal((await get(daemon!.url, '/api/v1/events/webhooks')).body.length, 2, 'stored webhooks still readable');
+      if (dataDir !== fresh) {
+        assert.equal((await get(daemon!.url, '/api/v1/events/webhooks')).body.length, 2, 'stored webhooks still readable');
+        const lists = (await get(daemon!.url, '/api/v1/watchlist')).body as unknown as { watchlists: { name: string; size: number }[] };
+        assert.equal(lists.watchlists.find((l) => l.name === 'default')?.size, 2, 'enrolled identities still searchable');
+        assert.equal((h as unknown as { modules: Record<string, boolean> }).modules.identity, true, 'identity module up');
+      }
       if (dataDir === fresh) break;
       await stop();
     }
