@@ -16,7 +16,8 @@ import type { OperationExample } from '../src/core/openapi-examples.generated.js
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field
 type Answer = any;
 const examples: Record<string, OperationExample> = {};
-const t = await testApp({ video: { enabled: true }, events: { max_attempts: 1 } });
+// The camera plays a shared clip: the test data folder is a file root, as in the video tests.
+const t = await testApp({ video: { enabled: true, file_roots: [testdata()] }, events: { max_attempts: 1 } });
 
 function trim(v: unknown): unknown {
   if (Array.isArray(v)) return (v.length > 6 ? v.slice(0, 3) : v).map(trim);

@@ -10,6 +10,7 @@ import { createLogger } from './core/logger.js';
 import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
+import { StorageGuard } from './core/storage-guard.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { validationSchemaController } from './core/request-validation.js';
 import { httpServerOptions, installBodyAdmission } from './core/http-protocol.js';
@@ -96,14 +97,16 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
   const box = deps.box ?? (config.server.hw_profile === 'auto' ? { ...realBox, gpuVendors: await probeGpuVendors() } : realBox);
   const profile = resolveProfile(config.server.hw_profile, box);
   const lifecycle = new Lifecycle(log.child({ component: 'lifecycle' }));
+  const storage = new StorageGuard(config.server.data_dir, config.server.storage_reserve_mb * 1024 * 1024, log.child({ component: 'storage' }));
   const ctx: VigilContext = {
     config,
     log,
     bus: new EventBus(log.child({ component: 'event-bus' })),
     models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' }), config.server.inference_workers),
-    status: new StatusBoard(config),
+    status: new StatusBoard(config, storage),
     lifecycle,
     profile,
+    storage,
   };
   // Bounded resources (docs/security.md): per-class admission before any upload is read,
   // and a process-wide budget of decoded pixels with a JPEG scan cap.
@@ -124,9 +127,11 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
 
   // Modules start in registration order once every plugin is in place, and stop in reverse.
   app.addHook('onReady', async () => {
+    storage.start();
     await lifecycle.start();
   });
   app.addHook('onClose', async () => {
+    storage.stop();
     await lifecycle.stop();
     await ctx.models.close();
   });

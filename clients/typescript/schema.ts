@@ -702,7 +702,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -989,9 +989,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "2a45e730-d2c9-4c0d-8672-f123f98298b9",
+                     *         "id": "05edd3b7-a750-482c-ab1f-77892bef1dab",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T11:40:50.352Z",
+                     *         "timestamp": "2026-11-25T12:00:43.731Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1007,9 +1007,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "ea10d271-c2cf-4886-8401-94814a40d5f5",
+                     *         "id": "86a0d3f7-c555-4926-92d4-67d4e2f08968",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T11:40:50.122Z",
+                     *         "timestamp": "2026-11-25T12:00:43.433Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1044,7 +1044,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1061,7 +1061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1132,13 +1132,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *         "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T11:40:51.233+00:00",
+                     *         "created_at": "2026-11-25T12:00:44.448+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1155,7 +1155,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1246,13 +1246,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *       "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T11:40:51.233+00:00",
+                     *       "created_at": "2026-11-25T12:00:44.448+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1268,7 +1268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1302,7 +1302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1374,7 +1374,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016"
+                     *       "removed": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64"
                      *     }
                      */
                     "application/json": {
@@ -1399,7 +1399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1474,20 +1474,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *       "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795606851257000",
-                     *           "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
-                     *           "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+                     *           "delivery_id": "1795608044450000",
+                     *           "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+                     *           "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T11:40:51.257+00:00",
-                     *           "updated_at": "2026-11-25T11:40:51.545+00:00",
+                     *           "created_at": "2026-11-25T12:00:44.450+00:00",
+                     *           "updated_at": "2026-11-25T12:00:44.507+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1525,7 +1525,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1559,7 +1559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1632,15 +1632,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795606851560000",
-                     *       "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
-                     *       "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+                     *       "delivery_id": "1795608044517000",
+                     *       "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+                     *       "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T11:40:51.560+00:00",
-                     *       "updated_at": "2026-11-25T11:40:51.560+00:00",
-                     *       "next_attempt_at": "2026-11-25T11:40:51.560Z",
+                     *       "created_at": "2026-11-25T12:00:44.517+00:00",
+                     *       "updated_at": "2026-11-25T12:00:44.517+00:00",
+                     *       "next_attempt_at": "2026-11-25T12:00:44.517Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1701,7 +1701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1773,13 +1773,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *       "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T11:40:51.233+00:00",
+                     *       "created_at": "2026-11-25T12:00:44.448+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1812,7 +1812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1897,13 +1897,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+                     *         "id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T11:40:51.257Z",
+                     *         "timestamp": "2026-11-25T12:00:44.450Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+                     *           "message": "test delivery to webhook 2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1912,15 +1912,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795606851257000",
-                     *         "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
-                     *         "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+                     *         "delivery_id": "1795608044450000",
+                     *         "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+                     *         "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T11:40:51.257+00:00",
-                     *         "updated_at": "2026-11-25T11:40:51.257+00:00",
-                     *         "next_attempt_at": "2026-11-25T11:40:51.257Z",
+                     *         "created_at": "2026-11-25T12:00:44.450+00:00",
+                     *         "updated_at": "2026-11-25T12:00:44.450+00:00",
+                     *         "next_attempt_at": "2026-11-25T12:00:44.450Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -1966,7 +1966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2017,7 +2017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2100,7 +2100,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2117,7 +2117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2313,7 +2313,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2330,7 +2330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2364,7 +2364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2664,7 +2664,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2681,7 +2681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,7 +2732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,7 +2922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2939,7 +2939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +2973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3110,7 +3110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3127,7 +3127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3161,7 +3161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3307,7 +3307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3358,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3634,7 +3634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3651,7 +3651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,7 +3702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3777,7 +3777,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+                     *       "session_id": "771a6844-8628-4e46-800d-4046667cde60",
                      *       "challenges": [
                      *         {
                      *           "type": "LOOK_DOWN",
@@ -3785,8 +3785,8 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -3805,7 +3805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,7 +3926,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+                     *       "session_id": "771a6844-8628-4e46-800d-4046667cde60",
                      *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
@@ -3954,7 +3954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4005,7 +4005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4073,7 +4073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4145,7 +4145,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+                     *       "session_id": "771a6844-8628-4e46-800d-4046667cde60",
                      *       "challenges": [
                      *         {
                      *           "type": "LOOK_DOWN",
@@ -4153,8 +4153,8 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
@@ -4166,10 +4166,10 @@ export interface operations {
                      *       "is_live": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T11:40:42.592Z",
-                     *       "expires_at": "2026-11-25T11:45:42.592Z",
-                     *       "challenge_started_at": "2026-11-25T11:40:42.610Z",
-                     *       "challenge_deadline": "2026-11-25T11:40:47.610Z",
+                     *       "created_at": "2026-11-25T12:00:36.059Z",
+                     *       "expires_at": "2026-11-25T12:05:36.059Z",
+                     *       "challenge_started_at": "2026-11-25T12:00:36.065Z",
+                     *       "challenge_deadline": "2026-11-25T12:00:41.065Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4220,7 +4220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4254,7 +4254,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4326,7 +4326,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "e42492b4-d45e-4b1b-8d32-9da73def6efd"
+                     *       "cancelled": "771a6844-8628-4e46-800d-4046667cde60"
                      *     }
                      */
                     "application/json": {
@@ -4334,7 +4334,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4368,7 +4368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4464,7 +4464,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+                     *       "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4590,7 +4590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4624,7 +4624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4675,7 +4675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4823,7 +4823,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+                     *           "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.7817,
                      *           "metadata": {
@@ -4895,7 +4895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4929,7 +4929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4980,7 +4980,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5088,7 +5088,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+                     *         "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5098,7 +5098,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+                     *           "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5309,7 +5309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5343,7 +5343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5394,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5466,7 +5466,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "efbea8ae-8708-4393-b81b-5bdb5de84685",
+                     *       "removed": "35082d1f-a034-4bf2-bdc7-952533fe82ef",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5497,7 +5497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5590,7 +5590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5674,14 +5674,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+                     *           "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T11:40:29.274Z",
-                     *           "updated_at": "2026-11-25T11:40:29.274Z"
+                     *           "enrolled_at": "2026-11-25T12:00:32.548Z",
+                     *           "updated_at": "2026-11-25T12:00:32.548Z"
                      *         }
                      *       ]
                      *     }
@@ -5710,7 +5710,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5744,7 +5744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5818,10 +5818,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
+                     *           "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T11:40:29.908Z",
-                     *           "last_seen": "2026-11-25T11:40:29.908Z",
+                     *           "first_seen": "2026-11-25T12:00:32.999Z",
+                     *           "last_seen": "2026-11-25T12:00:32.999Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5881,10 +5881,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "88f6794c-b94e-494a-ad24-77e1b3cffc7f",
+                     *           "cluster_id": "421cab75-dd09-4584-8eac-7559107cb48c",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T11:40:29.824Z",
-                     *           "last_seen": "2026-11-25T11:40:29.824Z",
+                     *           "first_seen": "2026-11-25T12:00:32.941Z",
+                     *           "last_seen": "2026-11-25T12:00:32.941Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6009,7 +6009,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6081,10 +6081,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
+                     *       "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T11:40:29.908Z",
-                     *       "last_seen": "2026-11-25T11:40:29.908Z",
+                     *       "first_seen": "2026-11-25T12:00:32.999Z",
+                     *       "last_seen": "2026-11-25T12:00:32.999Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6276,7 +6276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "88f6794c-b94e-494a-ad24-77e1b3cffc7f"
+                     *       "removed": "421cab75-dd09-4584-8eac-7559107cb48c"
                      *     }
                      */
                     "application/json": {
@@ -6374,13 +6374,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "efbea8ae-8708-4393-b81b-5bdb5de84685",
+                     *       "identity_id": "35082d1f-a034-4bf2-bdc7-952533fe82ef",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
+                     *       "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6403,7 +6403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6454,7 +6454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6548,7 +6548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6565,7 +6565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6646,7 +6646,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6720,11 +6720,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.01,
-                     *         "frame_count": 82,
+                     *         "fps": 9.99,
+                     *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.96,
+                     *         "processed_fps": 9.99,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -6752,7 +6752,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6874,7 +6874,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6925,7 +6925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7001,11 +7001,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.01,
-                     *       "frame_count": 82,
+                     *       "fps": 9.99,
+                     *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.96,
+                     *       "processed_fps": 9.99,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7049,7 +7049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7147,7 +7147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7238,7 +7238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7328,7 +7328,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T11:40:42.930Z",
+                     *         "created_at": "2026-11-25T12:00:36.313Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7370,7 +7370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7493,7 +7493,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T11:40:42.930Z",
+                     *       "created_at": "2026-11-25T12:00:36.313Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7517,7 +7517,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7568,7 +7568,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7666,7 +7666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7762,7 +7762,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T11:40:43.014Z",
+                     *         "created_at": "2026-11-25T12:00:36.316Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -7805,7 +7805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7936,7 +7936,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T11:40:43.014Z",
+                     *       "created_at": "2026-11-25T12:00:36.316Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -7961,7 +7961,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8012,7 +8012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8110,7 +8110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8247,7 +8247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8379,7 +8379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8413,7 +8413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8500,7 +8500,13 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *       },
+                     *       "storage": {
+                     *         "state": "ok",
+                     *         "free_bytes": 82384707584,
+                     *         "reserve_bytes": 67108864,
+                     *         "detail": "78568.2 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -8524,6 +8530,13 @@ export interface operations {
                             video: string;
                             events: string;
                             identity: string;
+                        };
+                        /** @description The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns). */
+                        storage?: {
+                            state: "ok" | "full" | "failed";
+                            free_bytes: number | null;
+                            reserve_bytes: number;
+                            detail: string;
                         };
                     };
                 };
@@ -8593,8 +8606,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 1167,
-                     *             "warmup_ms": 315
+                     *             "load_ms": 519,
+                     *             "warmup_ms": 84
                      *           }
                      *         ]
                      *       },
@@ -8610,8 +8623,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 1692,
-                     *             "warmup_ms": 25
+                     *             "load_ms": 630,
+                     *             "warmup_ms": 69
                      *           }
                      *         ]
                      *       },
@@ -8627,8 +8640,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 1123,
-                     *             "warmup_ms": 83
+                     *             "load_ms": 430,
+                     *             "warmup_ms": 107
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8637,8 +8650,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 1115,
-                     *             "warmup_ms": 104
+                     *             "load_ms": 474,
+                     *             "warmup_ms": 67
                      *           }
                      *         ]
                      *       }
@@ -8779,6 +8792,9 @@ export interface operations {
                      *         "max_restarts": 10,
                      *         "restart_window_seconds": 300,
                      *         "failed_retry_seconds": 300,
+                     *         "file_roots": [
+                     *           "/work/shared/testdata"
+                     *         ],
                      *         "stop_timeout_seconds": 2
                      *       },
                      *       "events": {
@@ -8787,6 +8803,7 @@ export interface operations {
                      *         "max_workers": 4,
                      *         "history_size": 1000,
                      *         "delivery_timeout_ms": 10000,
+                     *         "include_labels": true,
                      *         "ca_file": "",
                      *         "retry_base_delay_ms": 5000,
                      *         "retry_factor": 2,
@@ -8798,7 +8815,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-i93s81/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-LFly6t/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9065,6 +9082,11 @@ export interface operations {
                              */
                             failed_retry_seconds: number;
                             /**
+                             * @description Folders file camera sources may come from (symlinks and .. are resolved before the check); relative entries resolve against server.data_dir; empty means <data_dir>/media. Env: comma-separated or a JSON list.
+                             * @default []
+                             */
+                            file_roots: string[];
+                            /**
                              * @description Each step of the stop ladder (ffmpeg's q, then SIGTERM, then SIGKILL) waits this long.
                              * @default 2
                              */
@@ -9097,6 +9119,11 @@ export interface operations {
                              * @default 10000
                              */
                             delivery_timeout_ms: number;
+                            /**
+                             * @description Put identity labels (enrolled names) in webhook and MQTT event payloads; false leaves every label out (receivers still get identity_id), the history on the box keeps them.
+                             * @default true
+                             */
+                            include_labels: boolean;
                             /**
                              * @description PEM file of extra CA certificates trusted for webhook receivers (private building-network CAs), added to the system CAs.
                              * @default

@@ -94,6 +94,10 @@ function resolvePaths(config: VigilConfig, cwd: string): VigilConfig {
       ...config.person,
       model_path: config.person.model_path ? abs(config.person.model_path) : join(modelsDir, 'person_det_yolox_nano_416.onnx'),
     },
+    video: {
+      ...config.video,
+      file_roots: config.video.file_roots.length ? config.video.file_roots.map((r) => (isAbsolute(r) ? r : resolve(dataDir, r))) : [join(dataDir, 'media')],
+    },
     identity: { ...config.identity, watchlist_dir: config.identity.watchlist_dir ? abs(config.identity.watchlist_dir) : join(dataDir, 'watchlists') },
   };
 }

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   URL_TOO_LONG: { status: 414, module: 'all', when: 'a request URL over the server\'s limit (protocol level)' },
   HEADERS_TOO_LARGE: { status: 431, module: 'all', when: 'request line and headers over the server\'s limit (protocol level)' },
   BUSY: { status: 503, module: 'all', when: 'the endpoint class\'s inference queue is full (`limits.*`); the answer carries `Retry-After`' },
+  STORAGE_FULL: { status: 507, module: 'all', when: 'a write while the data folder\'s free space is under `server.storage_reserve_mb` (nothing written; reads keep working; writes resume by themselves)' },
   DASHBOARD_NOT_BUILT: { status: 503, module: 'all', when: '`GET /` on an installation whose dashboard was never built (`npm run build`)' },
 
   NO_FACE: { status: 422, module: 'face', when: 'no face in an image that needs one (`field` names it)' },
@@ -66,6 +67,8 @@ export const ERROR_CODES = {
   UNSUPPORTED_SOURCE: { status: 400, module: 'video', when: 'a camera source of another scheme (`http:`, `file:`, `concat:` ...)' },
   INVALID_ID: { status: 400, module: 'video', when: 'a `camera_id` or `rule_id` that is not 1-64 of letters, digits, `_ . -`' },
   INVALID_POINTS: { status: 400, module: 'video', when: 'rule points outside 0..1, degenerate or self-crossing' },
+  SOURCE_OUTSIDE_ROOTS: { status: 403, module: 'video', when: 'a file camera source outside `video.file_roots` (symlinks resolved), or a device other than `/dev/videoN`' },
+  SOURCE_NOT_VIDEO: { status: 415, module: 'video', when: 'a file camera source that ffmpeg\'s video demuxer whitelist cannot open as video (text, images, playlists)' },
   CAMERA_NOT_FOUND: { status: 404, module: 'video', when: 'an unknown `camera_id`' },
   NO_FRAME: { status: 404, module: 'video', when: 'a snapshot of a camera that has no frame yet' },
   RULE_NOT_FOUND: { status: 404, module: 'video', when: 'an unknown `rule_id` on that camera' },

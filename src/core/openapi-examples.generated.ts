@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016"
+      "removed": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "88f6794c-b94e-494a-ad24-77e1b3cffc7f"
+      "removed": "421cab75-dd09-4584-8eac-7559107cb48c"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "e42492b4-d45e-4b1b-8d32-9da73def6efd"
+      "cancelled": "771a6844-8628-4e46-800d-4046667cde60"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "efbea8ae-8708-4393-b81b-5bdb5de84685",
+      "removed": "35082d1f-a034-4bf2-bdc7-952533fe82ef",
       "watchlist": "default",
       "samples": 1
     }
@@ -113,6 +113,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "max_restarts": 10,
         "restart_window_seconds": 300,
         "failed_retry_seconds": 300,
+        "file_roots": [
+          "/work/shared/testdata"
+        ],
         "stop_timeout_seconds": 2
       },
       "events": {
@@ -121,6 +124,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "max_workers": 4,
         "history_size": 1000,
         "delivery_timeout_ms": 10000,
+        "include_labels": true,
         "ca_file": "",
         "retry_base_delay_ms": 5000,
         "retry_factor": 2,
@@ -132,7 +136,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-i93s81/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-LFly6t/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -164,7 +168,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+      },
+      "storage": {
+        "state": "ok",
+        "free_bytes": 82384707584,
+        "reserve_bytes": 67108864,
+        "detail": "78568.2 MB free (reserve 64 MB)"
       }
     }
   },
@@ -197,8 +207,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 1167,
-            "warmup_ms": 315
+            "load_ms": 519,
+            "warmup_ms": 84
           }
         ]
       },
@@ -214,8 +224,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 1692,
-            "warmup_ms": 25
+            "load_ms": 630,
+            "warmup_ms": 69
           }
         ]
       },
@@ -231,8 +241,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 1123,
-            "warmup_ms": 83
+            "load_ms": 430,
+            "warmup_ms": 107
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -241,8 +251,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 1115,
-            "warmup_ms": 104
+            "load_ms": 474,
+            "warmup_ms": 67
           }
         ]
       }
@@ -251,9 +261,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "2a45e730-d2c9-4c0d-8672-f123f98298b9",
+        "id": "05edd3b7-a750-482c-ab1f-77892bef1dab",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T11:40:50.352Z",
+        "timestamp": "2026-11-25T12:00:43.731Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -269,9 +279,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "ea10d271-c2cf-4886-8401-94814a40d5f5",
+        "id": "86a0d3f7-c555-4926-92d4-67d4e2f08968",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T11:40:50.122Z",
+        "timestamp": "2026-11-25T12:00:43.433Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -295,33 +305,33 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+        "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T11:40:51.233+00:00",
+        "created_at": "2026-11-25T12:00:44.448+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+      "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795606851257000",
-          "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
-          "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+          "delivery_id": "1795608044450000",
+          "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+          "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T11:40:51.257+00:00",
-          "updated_at": "2026-11-25T11:40:51.545+00:00",
+          "created_at": "2026-11-25T12:00:44.450+00:00",
+          "updated_at": "2026-11-25T12:00:44.507+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -334,10 +344,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
+          "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
           "size": 1,
-          "first_seen": "2026-11-25T11:40:29.908Z",
-          "last_seen": "2026-11-25T11:40:29.908Z",
+          "first_seen": "2026-11-25T12:00:32.999Z",
+          "last_seen": "2026-11-25T12:00:32.999Z",
           "watchlists": [
             "default"
           ],
@@ -397,10 +407,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "88f6794c-b94e-494a-ad24-77e1b3cffc7f",
+          "cluster_id": "421cab75-dd09-4584-8eac-7559107cb48c",
           "size": 1,
-          "first_seen": "2026-11-25T11:40:29.824Z",
-          "last_seen": "2026-11-25T11:40:29.824Z",
+          "first_seen": "2026-11-25T12:00:32.941Z",
+          "last_seen": "2026-11-25T12:00:32.941Z",
           "watchlists": [
             "default"
           ],
@@ -464,10 +474,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
+      "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
       "size": 1,
-      "first_seen": "2026-11-25T11:40:29.908Z",
-      "last_seen": "2026-11-25T11:40:29.908Z",
+      "first_seen": "2026-11-25T12:00:32.999Z",
+      "last_seen": "2026-11-25T12:00:32.999Z",
       "watchlists": [
         "default"
       ],
@@ -537,7 +547,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+      "session_id": "771a6844-8628-4e46-800d-4046667cde60",
       "challenges": [
         {
           "type": "LOOK_DOWN",
@@ -545,8 +555,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "SMILE",
-          "instruction": "smile",
+          "type": "TURN_RIGHT",
+          "instruction": "turn head right",
           "timeout_seconds": 5
         }
       ],
@@ -558,10 +568,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "is_live": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T11:40:42.592Z",
-      "expires_at": "2026-11-25T11:45:42.592Z",
-      "challenge_started_at": "2026-11-25T11:40:42.610Z",
-      "challenge_deadline": "2026-11-25T11:40:47.610Z",
+      "created_at": "2026-11-25T12:00:36.059Z",
+      "expires_at": "2026-11-25T12:05:36.059Z",
+      "challenge_started_at": "2026-11-25T12:00:36.065Z",
+      "challenge_deadline": "2026-11-25T12:00:41.065Z",
       "ended_at": null
     }
   },
@@ -571,11 +581,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.01,
-        "frame_count": 82,
+        "fps": 9.99,
+        "frame_count": 81,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.96,
+        "processed_fps": 9.99,
         "decoder": "cpu",
         "loop": true
       }
@@ -586,11 +596,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.01,
-      "frame_count": 82,
+      "fps": 9.99,
+      "frame_count": 81,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.96,
+      "processed_fps": 9.99,
       "decoder": "cpu",
       "loop": true
     }
@@ -640,7 +650,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T11:40:42.930Z",
+        "created_at": "2026-11-25T12:00:36.313Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -676,7 +686,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T11:40:43.014Z",
+        "created_at": "2026-11-25T12:00:36.316Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -705,14 +715,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+          "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T11:40:29.274Z",
-          "updated_at": "2026-11-25T11:40:29.274Z"
+          "enrolled_at": "2026-11-25T12:00:32.548Z",
+          "updated_at": "2026-11-25T12:00:32.548Z"
         }
       ]
     }
@@ -994,13 +1004,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+      "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T11:40:51.233+00:00",
+      "created_at": "2026-11-25T12:00:44.448+00:00",
       "enabled": true
     },
     "request": {
@@ -1014,15 +1024,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795606851560000",
-      "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
-      "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+      "delivery_id": "1795608044517000",
+      "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+      "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T11:40:51.560+00:00",
-      "updated_at": "2026-11-25T11:40:51.560+00:00",
-      "next_attempt_at": "2026-11-25T11:40:51.560Z",
+      "created_at": "2026-11-25T12:00:44.517+00:00",
+      "updated_at": "2026-11-25T12:00:44.517+00:00",
+      "next_attempt_at": "2026-11-25T12:00:44.517Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1030,26 +1040,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+      "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T11:40:51.233+00:00",
+      "created_at": "2026-11-25T12:00:44.448+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+        "id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T11:40:51.257Z",
+        "timestamp": "2026-11-25T12:00:44.450Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
+          "message": "test delivery to webhook 2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1058,15 +1068,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795606851257000",
-        "webhook_id": "d1acc3b2-23f5-4aeb-8f0a-d05948af7016",
-        "event_id": "9b3255c8-4817-4733-ba4d-9aa37d952425",
+        "delivery_id": "1795608044450000",
+        "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+        "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T11:40:51.257+00:00",
-        "updated_at": "2026-11-25T11:40:51.257+00:00",
-        "next_attempt_at": "2026-11-25T11:40:51.257Z",
+        "created_at": "2026-11-25T12:00:44.450+00:00",
+        "updated_at": "2026-11-25T12:00:44.450+00:00",
+        "next_attempt_at": "2026-11-25T12:00:44.450Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1133,7 +1143,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+          "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
           "label": "Barack Obama",
           "similarity": 0.7817,
           "metadata": {
@@ -1151,7 +1161,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+        "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1161,7 +1171,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+          "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1300,13 +1310,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "efbea8ae-8708-4393-b81b-5bdb5de84685",
+      "identity_id": "35082d1f-a034-4bf2-bdc7-952533fe82ef",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "6e483aac-d65d-464e-b862-807d1ae2945f",
+      "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
       "promoted_samples": 1
     },
     "request": {
@@ -1316,7 +1326,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+      "session_id": "771a6844-8628-4e46-800d-4046667cde60",
       "challenges": [
         {
           "type": "LOOK_DOWN",
@@ -1324,8 +1334,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "SMILE",
-          "instruction": "smile",
+          "type": "TURN_RIGHT",
+          "instruction": "turn head right",
           "timeout_seconds": 5
         }
       ]
@@ -1333,7 +1343,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "e42492b4-d45e-4b1b-8d32-9da73def6efd",
+      "session_id": "771a6844-8628-4e46-800d-4046667cde60",
       "challenge_type": "LOOK_DOWN",
       "passed": false,
       "confidence": 0,
@@ -1523,7 +1533,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T11:40:42.930Z",
+      "created_at": "2026-11-25T12:00:36.313Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1570,7 +1580,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T11:40:43.014Z",
+      "created_at": "2026-11-25T12:00:36.316Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1602,7 +1612,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "a4ee9291-4fcb-4625-aa9f-3f9bf54de44b",
+      "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

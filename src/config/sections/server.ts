@@ -68,6 +68,12 @@ export const ServerSection = Type.Object(
     }),
     tls_cert_file: Type.String({ default: '', description: 'PEM certificate chain; with tls_key_file the API is served over HTTPS only. Empty: plain HTTP.' }),
     tls_key_file: Type.String({ default: '', description: 'PEM private key of tls_cert_file.' }),
+    storage_reserve_mb: Type.Integer({
+      default: 64,
+      minimum: 0,
+      description:
+        'Free space kept on the data folder\'s file system: below it every write answers 507 STORAGE_FULL (nothing is written, reads keep working) and writes resume by themselves when space returns.',
+    }),
     shutdown_timeout_ms: Type.Integer({
       default: 10_000,
       minimum: 100,

@@ -9,6 +9,17 @@ export const HealthResponse = Type.Object({
   healthy: Type.Boolean({ description: 'True when every enabled module is operational.' }),
   modules: perModule(Type.Boolean()),
   details: perModule(Type.String()),
+  storage: Type.Optional(
+    Type.Object(
+      {
+        state: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('failed')]),
+        free_bytes: Type.Union([Type.Number(), Type.Null()]),
+        reserve_bytes: Type.Number(),
+        detail: Type.String(),
+      },
+      { description: 'The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns).' },
+    ),
+  ),
 });
 
 const ModelFile = Type.Object({
