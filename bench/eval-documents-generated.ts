@@ -52,11 +52,15 @@ let ok = 0;
 let wrongValid = 0;
 let wrongValidQuiet = 0;
 let wrongWarned = 0;
+let rightWarned = 0;
 let noMrz = 0;
 let errChars = 0;
 let totalChars = 0;
 const latencies: number[] = [];
 const failures: string[] = [];
+/** field_confidence of fields read right and read wrong, to show how well it separates them. */
+const confRight: number[] = [];
+const confWrong: number[] = [];
 if (values.dump) mkdirSync(values.dump, { recursive: true });
 
 for (let i = 0; i < N; i++) {
@@ -79,7 +83,10 @@ for (let i = 0; i < N; i++) {
     if (!got.warnings?.length) wrongValidQuiet++;
   }
   if (!allOk && got?.warnings?.length) wrongWarned++;
+  if (allOk && got?.warnings?.length) rightWarned++;
   for (const f of FIELDS) bump(byField, f, got !== undefined && got[f] === exp[f]);
+  const conf = (got as { field_confidence?: Record<string, number> } | undefined)?.field_confidence;
+  if (got && conf) for (const f of FIELDS) if (conf[f] !== undefined) (got[f] === exp[f] ? confRight : confWrong).push(conf[f]);
   bump(byType, id.format, allOk);
   for (const c of doc.conditions) bump(byCond, c.startsWith('font:') ? c : c.replace(/\d+$/, (d) => (c.startsWith('exif') ? 'N' : d)), allOk);
   const ref = exp.raw_mrz.join('\n');
@@ -100,10 +107,14 @@ console.log(`| fully correct (every spec field) | ${pct(ok, N)} |`);
 console.log(`| wrong read reported check_digits_valid: true | ${pct(wrongValid, N)} |`);
 console.log(`| ... of those, with no warning either | ${pct(wrongValidQuiet, N)} |`);
 console.log(`| wrong reads that carried a warning | ${pct(wrongWarned, N - ok)} |`);
+console.log(`| correct reads that carried a warning (false alarms) | ${pct(rightWarned, ok)} |`);
 console.log(`| answered 422 (no MRZ found) | ${pct(noMrz, N)} |`);
 console.log(`| character error rate of raw_mrz | ${((100 * errChars) / Math.max(1, totalChars)).toFixed(2)}% |`);
 const lat = summarize(latencies);
 console.log(`| /documents/mrz latency p50 / p95 (loaded box) | ${fmt(lat.p50)} / ${fmt(lat.p95)} ms |`);
+const q = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(3) : '-');
+console.log(`| field_confidence of right fields: p1 / p5 / p25 / p50 | ${q(confRight, 0.01)} / ${q(confRight, 0.05)} / ${q(confRight, 0.25)} / ${q(confRight, 0.5)} (n=${confRight.length}) |`);
+console.log(`| field_confidence of wrong fields: p50 / p75 / p90 / max | ${q(confWrong, 0.5)} / ${q(confWrong, 0.75)} / ${q(confWrong, 0.9)} / ${q(confWrong, 0.999)} (n=${confWrong.length}) |`);
 const table = (title: string, m: Map<string, Tally>) => {
   console.log(`\n| ${title} | fully correct |`);
   console.log('|---|---|');

@@ -11,7 +11,8 @@ interface Labelled {
 }
 
 const manifest = JSON.parse(readFileSync(`${TESTDATA}/MANIFEST.json`, 'utf8')) as { files: Labelled[] };
-const labelled = manifest.files.filter((f) => f.labels?.mrz_lines);
+// The documents/mrz set: mrz-more (the held-back set) is labelled in its own format and read only by the benches.
+const labelled = manifest.files.filter((f) => f.labels?.mrz_lines && f.labels.mrz_fields);
 
 describe('ICAO 9303 check digits', () => {
   it('computes the 7-3-1 digit with A=10..Z=35 and filler 0 (ICAO examples)', () => {
@@ -38,8 +39,9 @@ describe('MRZ parser on the labelled shared documents', () => {
       assert.equal(p.result.document_number, e.document_number, f.file);
       assert.equal(p.result.surname, e.surname, f.file);
       assert.equal(p.result.given_names, e.given_names, f.file);
-      assert.equal(p.result.nationality, e.nationality, f.file);
-      assert.equal(p.result.issuing_country, e.issuing_state, f.file);
+      // Codes come back without fillers (D<< is "D"), as the spec's "the code" asks.
+      assert.equal(p.result.nationality, String(e.nationality).replace(/</g, ''), f.file);
+      assert.equal(p.result.issuing_country, String(e.issuing_state).replace(/</g, ''), f.file);
       assert.equal(p.result.date_of_birth, e.birth_date, f.file);
       assert.equal(p.result.expiry_date, e.expiry_date, f.file);
       assert.equal(p.result.sex, e.sex, f.file);
