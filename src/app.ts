@@ -40,6 +40,9 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // Modules load their models in onReady; on a busy 2-core box that took over fastify's
+    // default 10 s and the start failed (FST_ERR_HOOK_TIMEOUT) though nothing was wrong.
+    pluginTimeout: 120_000,
   });
   installErrorHandler(app);
   app.addSchema(ErrorBodySchema);

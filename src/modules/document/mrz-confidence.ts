@@ -13,9 +13,9 @@ export const CONFIDENCE_FIELDS = ['document_code', 'issuing_country', 'document_
 export type ConfidenceField = (typeof CONFIDENCE_FIELDS)[number];
 
 /**
- * Below this probability a character of a field makes the field "uncertain". The recogniser's probability for a correctly read, clearly printed
- * OCR-B character is typically above 0.95; blurred look-alikes (M/N, U/A, H/I) sit
- * between 0.4 and 0.8. The same value decides when the reader takes extra passes.
+ * Below this certainty (p / (p + runner-up), so 0.8 means four times as likely as any
+ * other character) a character of a field makes the field "uncertain". The same
+ * value decides when the reader takes extra passes for the names.
  */
 export const UNCERTAIN_BELOW = 0.8;
 
@@ -31,17 +31,25 @@ const CHECK_FIELD: Record<CheckOutcome['name'], string> = {
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
 /**
- * The lowest probability the reading gave any character of each field (the fused
- * per-position distributions, for the character finally chosen), and the warnings an
+ * The lowest certainty of any character of each field (the fused per-position
+ * distributions, for the character finally chosen), and the warnings an
  * integrator should act on: uncertain unchecked fields, failing checks, country codes
  * that are on no list (returned as printed, never replaced).
  */
 export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: string[], checks: CheckOutcome[]): MrzConfidence {
+  // A character's certainty is its probability against the strongest alternative,
+  // p / (p + runner-up): the per-position distributions also hold the tails of the
+  // neighbouring glyphs (a run of fillers read as one CTC step spreads over its
+  // cells), which lower p without making the character doubtful.
   const prob = (li: number, pos: number) => {
     const c = lines[li]?.[pos];
     const d = slots[li]?.[pos];
     if (c === undefined || !d) return 0;
-    return d[MRZ_ALPHABET.indexOf(c)] ?? 0;
+    const k = MRZ_ALPHABET.indexOf(c);
+    const p = d[k] ?? 0;
+    let other = 0;
+    for (let j = 0; j < d.length; j++) if (j !== k) other = Math.max(other, d[j]!);
+    return p + other > 0 ? p / (p + other) : 0;
   };
   const minOver = (spans: Span[]) => {
     let m = 1;

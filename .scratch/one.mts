@@ -1,0 +1,18 @@
+import { writeFileSync } from 'node:fs';
+import { randomIdentity, Rng } from '../test/fixtures/mrz-docs/identity.js';
+import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { testApp } from '../test/helpers/app.js';
+import { multipart } from '../test/helpers/multipart.js';
+const t = await testApp();
+const seed = Number(process.argv[2]);
+const over = JSON.parse(process.argv[3] ?? '{}');
+const opts = JSON.parse(process.argv[4] ?? '{"mild":true}');
+const rng = new Rng(seed);
+const id = randomIdentity(rng, over);
+const doc = await renderDocument(id, rng, opts);
+writeFileSync('/tmp/one.' + (doc.image[0] === 0xff ? 'jpg' : 'png'), doc.image);
+const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
+const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
+console.log(id.lines.join(' / '), doc.conditions.join(','));
+console.log(res.statusCode, res.body);
+await t.close();
