@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64"
+      "removed": "6c39f446-6ed8-453e-8a1f-9ac605315bd0"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "421cab75-dd09-4584-8eac-7559107cb48c"
+      "removed": "f56b2483-38f2-4e09-9c3a-4617d3031d52"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "771a6844-8628-4e46-800d-4046667cde60"
+      "cancelled": "ff21aca5-8cf5-419c-afbd-f2467cd0e196"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "35082d1f-a034-4bf2-bdc7-952533fe82ef",
+      "removed": "54243e54-9d6c-41ca-a195-7b9c721ff14b",
       "watchlist": "default",
       "samples": 1
     }
@@ -136,7 +136,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-LFly6t/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-HSwSRS/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -168,13 +168,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82384707584,
+        "free_bytes": 82387734528,
         "reserve_bytes": 67108864,
-        "detail": "78568.2 MB free (reserve 64 MB)"
+        "detail": "78571.1 MB free (reserve 64 MB)"
       }
     }
   },
@@ -207,8 +207,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 519,
-            "warmup_ms": 84
+            "load_ms": 323,
+            "warmup_ms": 66
           }
         ]
       },
@@ -224,8 +224,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 630,
-            "warmup_ms": 69
+            "load_ms": 415,
+            "warmup_ms": 48
           }
         ]
       },
@@ -241,8 +241,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 430,
-            "warmup_ms": 107
+            "load_ms": 315,
+            "warmup_ms": 24
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -251,8 +251,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 474,
-            "warmup_ms": 67
+            "load_ms": 360,
+            "warmup_ms": 16
           }
         ]
       }
@@ -261,9 +261,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "05edd3b7-a750-482c-ab1f-77892bef1dab",
+        "id": "d60d2c02-3550-4afd-95cc-96fdb95ed9a4",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:00:43.731Z",
+        "timestamp": "2026-11-25T12:06:40.587Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -279,9 +279,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "86a0d3f7-c555-4926-92d4-67d4e2f08968",
+        "id": "00810411-4c88-42b4-8b0d-e8abd58dae90",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:00:43.433Z",
+        "timestamp": "2026-11-25T12:06:40.289Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -305,33 +305,33 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+        "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:00:44.448+00:00",
+        "created_at": "2026-11-25T12:06:41.277+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+      "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795608044450000",
-          "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
-          "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
+          "delivery_id": "1795608401279000",
+          "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+          "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:00:44.450+00:00",
-          "updated_at": "2026-11-25T12:00:44.507+00:00",
+          "created_at": "2026-11-25T12:06:41.279+00:00",
+          "updated_at": "2026-11-25T12:06:41.335+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -344,10 +344,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
+          "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
           "size": 1,
-          "first_seen": "2026-11-25T12:00:32.999Z",
-          "last_seen": "2026-11-25T12:00:32.999Z",
+          "first_seen": "2026-11-25T12:06:30.722Z",
+          "last_seen": "2026-11-25T12:06:30.722Z",
           "watchlists": [
             "default"
           ],
@@ -407,10 +407,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "421cab75-dd09-4584-8eac-7559107cb48c",
+          "cluster_id": "f56b2483-38f2-4e09-9c3a-4617d3031d52",
           "size": 1,
-          "first_seen": "2026-11-25T12:00:32.941Z",
-          "last_seen": "2026-11-25T12:00:32.941Z",
+          "first_seen": "2026-11-25T12:06:30.683Z",
+          "last_seen": "2026-11-25T12:06:30.683Z",
           "watchlists": [
             "default"
           ],
@@ -474,10 +474,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
+      "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
       "size": 1,
-      "first_seen": "2026-11-25T12:00:32.999Z",
-      "last_seen": "2026-11-25T12:00:32.999Z",
+      "first_seen": "2026-11-25T12:06:30.722Z",
+      "last_seen": "2026-11-25T12:06:30.722Z",
       "watchlists": [
         "default"
       ],
@@ -547,31 +547,31 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "771a6844-8628-4e46-800d-4046667cde60",
+      "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
       "challenges": [
-        {
-          "type": "LOOK_DOWN",
-          "instruction": "look downward",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_RIGHT",
           "instruction": "turn head right",
           "timeout_seconds": 5
+        },
+        {
+          "type": "BLINK",
+          "instruction": "blink eyes",
+          "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "LOOK_DOWN",
+      "current_challenge": "TURN_RIGHT",
       "challenges_remaining": 2,
       "passed_challenges": [],
       "session_complete": false,
       "is_live": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:00:36.059Z",
-      "expires_at": "2026-11-25T12:05:36.059Z",
-      "challenge_started_at": "2026-11-25T12:00:36.065Z",
-      "challenge_deadline": "2026-11-25T12:00:41.065Z",
+      "created_at": "2026-11-25T12:06:32.949Z",
+      "expires_at": "2026-11-25T12:11:32.949Z",
+      "challenge_started_at": "2026-11-25T12:06:32.954Z",
+      "challenge_deadline": "2026-11-25T12:06:37.954Z",
       "ended_at": null
     }
   },
@@ -581,11 +581,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 9.99,
+        "fps": 10,
         "frame_count": 81,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.99,
+        "processed_fps": 10.02,
         "decoder": "cpu",
         "loop": true
       }
@@ -596,11 +596,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 9.99,
+      "fps": 10,
       "frame_count": 81,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.99,
+      "processed_fps": 10.02,
       "decoder": "cpu",
       "loop": true
     }
@@ -650,7 +650,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:00:36.313Z",
+        "created_at": "2026-11-25T12:06:33.173Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -686,7 +686,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:00:36.316Z",
+        "created_at": "2026-11-25T12:06:33.176Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -715,14 +715,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
+          "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:00:32.548Z",
-          "updated_at": "2026-11-25T12:00:32.548Z"
+          "enrolled_at": "2026-11-25T12:06:30.402Z",
+          "updated_at": "2026-11-25T12:06:30.402Z"
         }
       ]
     }
@@ -806,7 +806,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<",
         "7077979792GBR9505209M1704224<<<<<<<<<<<<<<00"
       ],
-      "check_digits_valid": true
+      "check_digits_valid": true,
+      "field_confidence": {
+        "document_code": 0.997,
+        "issuing_country": 0.993,
+        "document_number": 0.914,
+        "surname": 0.974,
+        "given_names": 0.992,
+        "nationality": 0.899,
+        "date_of_birth": 0.987,
+        "sex": 0.953,
+        "expiry_date": 0.93
+      },
+      "warnings": []
     },
     "request": {
       "image": "<image/jpeg bytes>"
@@ -907,7 +919,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<",
           "7077979792GBR9505209M1704224<<<<<<<<<<<<<<00"
         ],
-        "check_digits_valid": true
+        "check_digits_valid": true,
+        "field_confidence": {
+          "document_code": 0.997,
+          "issuing_country": 0.992,
+          "document_number": 0.935,
+          "surname": 0.984,
+          "given_names": 0.985,
+          "nationality": 0.814,
+          "date_of_birth": 0.98,
+          "sex": 0.992,
+          "expiry_date": 0.937
+        },
+        "warnings": []
       },
       "has_face": true
     },
@@ -1004,13 +1028,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+      "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:00:44.448+00:00",
+      "created_at": "2026-11-25T12:06:41.277+00:00",
       "enabled": true
     },
     "request": {
@@ -1024,15 +1048,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795608044517000",
-      "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
-      "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
+      "delivery_id": "1795608401345000",
+      "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+      "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:00:44.517+00:00",
-      "updated_at": "2026-11-25T12:00:44.517+00:00",
-      "next_attempt_at": "2026-11-25T12:00:44.517Z",
+      "created_at": "2026-11-25T12:06:41.345+00:00",
+      "updated_at": "2026-11-25T12:06:41.345+00:00",
+      "next_attempt_at": "2026-11-25T12:06:41.345Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1040,26 +1064,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+      "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:00:44.448+00:00",
+      "created_at": "2026-11-25T12:06:41.277+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
+        "id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:00:44.450Z",
+        "timestamp": "2026-11-25T12:06:41.279Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
+          "message": "test delivery to webhook 6c39f446-6ed8-453e-8a1f-9ac605315bd0",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1068,15 +1092,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795608044450000",
-        "webhook_id": "2cfd536c-c04e-41ab-82c3-bbae6d93ad64",
-        "event_id": "025fcc8c-ecf3-4e66-a400-cc49b3738d64",
+        "delivery_id": "1795608401279000",
+        "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+        "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:00:44.450+00:00",
-        "updated_at": "2026-11-25T12:00:44.450+00:00",
-        "next_attempt_at": "2026-11-25T12:00:44.450Z",
+        "created_at": "2026-11-25T12:06:41.279+00:00",
+        "updated_at": "2026-11-25T12:06:41.279+00:00",
+        "next_attempt_at": "2026-11-25T12:06:41.279Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1143,7 +1167,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
+          "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
           "label": "Barack Obama",
           "similarity": 0.7817,
           "metadata": {
@@ -1161,7 +1185,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
+        "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1171,7 +1195,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
+          "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1310,13 +1334,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "35082d1f-a034-4bf2-bdc7-952533fe82ef",
+      "identity_id": "54243e54-9d6c-41ca-a195-7b9c721ff14b",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "73fee052-1036-4aa9-935d-9a5890813102",
+      "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
       "promoted_samples": 1
     },
     "request": {
@@ -1326,16 +1350,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "771a6844-8628-4e46-800d-4046667cde60",
+      "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
       "challenges": [
-        {
-          "type": "LOOK_DOWN",
-          "instruction": "look downward",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_RIGHT",
           "instruction": "turn head right",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "BLINK",
+          "instruction": "blink eyes",
           "timeout_seconds": 5
         }
       ]
@@ -1343,8 +1367,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "771a6844-8628-4e46-800d-4046667cde60",
-      "challenge_type": "LOOK_DOWN",
+      "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
+      "challenge_type": "TURN_RIGHT",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 2,
@@ -1533,7 +1557,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:00:36.313Z",
+      "created_at": "2026-11-25T12:06:33.173Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1580,7 +1604,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:00:36.316Z",
+      "created_at": "2026-11-25T12:06:33.176Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1612,7 +1636,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "526f988d-06c6-4d5e-8a84-e2cc3c787db3",
+      "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
