@@ -118,3 +118,14 @@ export function calibrationFor(recognizer: string): ScoreCalibration {
   if (!fit) throw new Error(`no score calibration measured for recognizer ${recognizer}`);
   return new ScoreCalibration(fit);
 }
+
+/** One line for /admin/models: what the calibration rests on and what the data does and does not show. */
+export function describeCalibration(recognizer: string): string {
+  const fit = IMPOSTOR_FITS[recognizer];
+  if (!fit) return 'no similarity calibration measured';
+  const shown = fit.evidence.map((e) => `${e.threshold}: ${e.accepted} of ${fit.pairs} (FAR <= ${e.far_upper_95.toExponential(1)} at 95%)`).join(', ');
+  return (
+    `similarity calibration: ${fit.method}, ${fit.measured_on}. Impostor pairs accepted at each threshold: ${shown}. ` +
+    `The table FARs (0.3 ~1e-4, 0.4 ~1e-6, 0.5 ~1e-8, 0.6 ~1e-10) are extrapolations of the fitted tail: this data cannot show a FAR below about 1e-3.`
+  );
+}
