@@ -1,8 +1,8 @@
 /**
  * Face accuracy on ../shared/testdata/faces (labels from its MANIFEST), through the real
  * FaceService and models: detection counts on multi/ and noface/, all genuine/impostor
- * pairs of identities/ per detector x recognizer (distributions, EER, TAR at zero FAR,
- * the impostor fit behind the similarity calibration and the calibrated operating points),
+ * pairs of identities/ per detector x recognizer (distributions, EER, TAR at zero FAR and the
+ * operating points of the shipped calibration; bench/eval-far.ts fits that calibration),
  * and APCER/BPCER of passive liveness on pad/.
  *
  *   node --import tsx bench/eval-face.ts            # prints Markdown for docs/accuracy.md
@@ -127,7 +127,6 @@ async function verification(): Promise<void> {
   out();
   out('| detector | recognizer | faces | genuine pairs | impostor pairs | genuine min / mean | impostor mean / std / max | EER | TAR@FAR=0 |');
   out('|---|---|---|---|---|---|---|---|---|');
-  const fits: Record<string, unknown> = {};
   const calibrated: string[] = [];
   for (const det of DETECTORS) {
     const { items, missed } = await embedIdentities(det, det === 'scrfd_500m');
@@ -144,7 +143,6 @@ async function verification(): Promise<void> {
       );
       const rec = RECOGNIZERS.find((r) => r === k);
       if (!rec) continue;
-      if (det === 'scrfd_500m') fits[rec] = { mean: Number(im.mean.toFixed(4)), std: Number(im.std.toFixed(4)), pairs: impostor.length };
       // Calibrated operating points with the calibration the service ships.
       const cal = new ScoreCalibration(IMPOSTOR_FITS[rec]!);
       const cg = genuine.map((s) => cal.calibrate(s));
@@ -155,21 +153,14 @@ async function verification(): Promise<void> {
     }
   }
   out();
-  out('Impostor fits (SCRFD-500m, the default detector) behind `IMPOSTOR_FITS` in src/modules/face/score-calibration.ts:');
-  out();
-  out('```json');
-  out(JSON.stringify(fits, null, 1));
-  out('```');
-  out();
   out('### Calibrated similarity: TAR / FAR at the spec thresholds');
   out();
-  out('With the calibration the service ships (per recognizer). The FARs of the table (1e-4 ... 1e-10) cannot be measured with ~1,400 impostor pairs: a measured 0.0% means "none of these pairs", not 1e-6.');
+  out('With the calibration the service ships (per recognizer, fitted by bench/eval-far.ts). The FARs of the table (1e-4 ... 1e-10) cannot be measured with ~1,400 impostor pairs: a measured 0.0% means "none of these pairs", not 1e-6.');
   out();
   out(`| detector | recognizer | ${FAR_TABLE.map((r) => `${r.threshold} (FAR ~${r.far.toExponential(0)})`).join(' | ')} | top impostor / lowest genuine (calibrated) |`);
   out(`|---|---|${FAR_TABLE.map(() => '---').join('|')}|---|`);
   for (const l of calibrated) out(l);
   out();
-  json.fits = fits;
 }
 
 async function passiveLiveness(): Promise<void> {

@@ -20,7 +20,7 @@ export const ERROR_CODES = {
   TOO_MANY_PARTS: { status: 413, module: 'all', when: 'a multipart body with more than 30 parts' },
   NOT_MULTIPART: { status: 400, module: 'all', when: 'an upload endpoint called without a multipart/form-data body' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, module: 'all', when: 'a body in a content type the endpoint does not take' },
-  UNSUPPORTED_IMAGE_TYPE: { status: 415, module: 'all', when: 'a file that is not JPEG or PNG (by its bytes, not its name)' },
+  UNSUPPORTED_IMAGE_TYPE: { status: 415, module: 'all', when: 'a file that is not JPEG, PNG, WebP, AVIF, GIF or TIFF (by its bytes, not its name); an HEVC-coded HEIC is named as undecodable by this build' },
   INTERNAL_ERROR: { status: 500, module: 'all', when: 'a bug; the body hides internals, the log keeps them' },
   MODEL_UNAVAILABLE: { status: 503, module: 'all', when: 'the model the request needs is not loaded (the message and `/admin/models` say why)' },
   INFERENCE_UNAVAILABLE: { status: 503, module: 'all', when: 'the inference worker died; it is restarted on the next request' },

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { ACCEPTED_IMAGE_TEXT } from './image-decode.js';
 
 /** The one error body of every 4xx/5xx. Extra fields (field, state, ...) may follow. */
 export const ErrorBodySchema = Type.Object(
@@ -36,7 +37,7 @@ export function multipartDoc(fields: MultipartField[]) {
     type: 'object',
     required: fields.filter((f) => f.required).map((f) => f.name),
     properties: Object.fromEntries(
-      fields.map((f) => [f.name, f.file ? { type: 'string', format: 'binary', description: f.description } : { type: f.type ?? 'string', description: f.description }]),
+      fields.map((f) => [f.name, f.file ? { type: 'string', format: 'binary', description: `${f.description}: ${ACCEPTED_IMAGE_TEXT}` } : { type: f.type ?? 'string', description: f.description }]),
     ),
   };
 }

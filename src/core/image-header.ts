@@ -1,5 +1,5 @@
 /**
- * Size and decode cost of an uploaded JPEG or PNG read from its header bytes, before libvips
+ * Size and decode cost of an uploaded JPEG or PNG, read from its header bytes, before libvips
  * decodes anything: the pixel budget needs width x height, and a progressive JPEG costs one
  * pass over the whole image per scan (a 160 KB file with 100 scans took 0.9 s of CPU), which
  * no libvips or sharp option bounds.

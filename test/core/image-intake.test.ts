@@ -61,9 +61,53 @@ describe('image intake (multipart + decode)', () => {
     assertErrorShape(res.json(), 415, 'UNSUPPORTED_IMAGE_TYPE');
   });
 
-  it('GIF and WebP are refused even though libvips could read them', async () => {
-    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#888' } }).gif().toBuffer();
-    assertErrorShape((await post([{ name: 'image', file: gif }])).json(), 415, 'UNSUPPORTED_IMAGE_TYPE');
+  // Issue 21: phones and photo libraries send WebP, AVIF, GIF and TIFF, often under a .jpg name.
+  describe('every still format sharp decodes here, decided by content', () => {
+    const red = () => sharp({ create: { width: 24, height: 16, channels: 3, background: '#ff0000' } });
+    const encoders: [string, () => Promise<Buffer>][] = [
+      ['webp', () => red().webp({ lossless: true }).toBuffer()],
+      ['avif', () => red().avif({ lossless: true }).toBuffer()],
+      ['gif', () => red().gif().toBuffer()],
+      ['tiff', () => red().tiff().toBuffer()],
+    ];
+    for (const [format, encode] of encoders) {
+      it(`${format} named photo.jpg with an image/jpeg type decodes to its pixels`, async () => {
+        const file = await encode();
+        const res = await post([{ name: 'image', file, filename: 'photo.jpg', contentType: 'image/jpeg' }]);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.deepEqual([res.json().width, res.json().height], [24, 16]);
+        const img = await decodeImage(file, { field: 'image', maxPixels: MAX_PIXELS });
+        assert.ok(img.data[0]! > 240 && img.data[1]! < 16 && img.data[2]! < 16, `${format}: first pixel ${[...img.data.subarray(0, 3)]}`);
+      });
+    }
+
+    it('an animated GIF gives its first frame', async () => {
+      const frame = (colour: string) => sharp({ create: { width: 16, height: 8, channels: 3, background: colour } }).png().toBuffer();
+      const gif = await sharp([await frame('#0000ff'), await frame('#ff0000')], { join: { animated: true } }).gif().toBuffer();
+      const img = await decodeImage(gif, { field: 'image', maxPixels: MAX_PIXELS });
+      assert.deepEqual([img.width, img.height], [16, 8]);
+      assert.ok(img.data[2]! > 240 && img.data[0]! < 16, `first pixel ${[...img.data.subarray(0, 3)]}`);
+    });
+
+    it('the pixel limit holds for the new formats too: 413 IMAGE_TOO_LARGE', async () => {
+      const big = await sharp({ create: { width: 2100, height: 2000, channels: 3, background: '#888' } }).webp({ quality: 10 }).toBuffer();
+      assertErrorShape((await post([{ name: 'image', file: big }])).json(), 413, 'IMAGE_TOO_LARGE');
+    });
+
+    it('HEIC (HEVC) is named in its 415; SVG and PDF are refused', async () => {
+      // An ISO-BMFF ftyp box with the heic brand: what an iPhone photo starts with.
+      const heic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(64)]);
+      const res = await post([{ name: 'image', file: heic }]);
+      assertErrorShape(res.json(), 415, 'UNSUPPORTED_IMAGE_TYPE');
+      assert.match(res.json().message, /HEIC/);
+      const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
+      assertErrorShape((await post([{ name: 'image', file: svg, filename: 'x.png', contentType: 'image/png' }])).json(), 415, 'UNSUPPORTED_IMAGE_TYPE');
+    });
+
+    it('a truncated WebP: 400 INVALID_IMAGE', async () => {
+      const webp = await sharp(jpeg).webp().toBuffer();
+      assertErrorShape((await post([{ name: 'image', file: webp.subarray(0, Math.floor(webp.length / 2)) }])).json(), 400, 'INVALID_IMAGE');
+    });
   });
 
   it('truncated JPEG: 400 INVALID_IMAGE', async () => {

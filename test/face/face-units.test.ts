@@ -73,8 +73,8 @@ describe('face geometry and scoring units', () => {
         assert.ok(c > prev, `${name}: not increasing at ${raw}`);
         prev = c;
       }
-      for (const row of FAR_TABLE) {
-        const raw = fit.mean + row.z * fit.std;
+      for (const [i, row] of FAR_TABLE.entries()) {
+        const raw = fit.raw_thresholds[i]!;
         assert.ok(Math.abs(cal.calibrate(raw) - row.threshold) < 1e-9);
         assert.ok(Math.abs(cal.rawFor(row.threshold) - raw) < 1e-9);
       }

@@ -84,7 +84,9 @@ describe('bad-input corpus: every endpoint answers 4xx in the error shape, never
     const add = (what: string, req: () => InjectOptions, status?: number, code?: string) =>
       cases.push({ name: `${what}`, req, ...(status ? { status } : {}), ...(code ? { code } : {}), get label() { return label(); } } as Case);
     add(`${ep.file}: non-image bytes`, () => up(Buffer.from('%PDF-1.4 not an image'))(), 415, 'UNSUPPORTED_IMAGE_TYPE');
-    add(`${ep.file}: GIF`, () => up(Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'))(), 415, 'UNSUPPORTED_IMAGE_TYPE');
+    // GIF is accepted since issue 21 (content decides): a GIF header with no image is corrupt; SVG stays refused.
+    add(`${ep.file}: truncated GIF`, () => up(Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'))(), 400, 'INVALID_IMAGE');
+    add(`${ep.file}: SVG`, () => up(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"/>'))(), 415, 'UNSUPPORTED_IMAGE_TYPE');
     add(`${ep.file}: empty file`, () => up(Buffer.alloc(0))(), 400, 'INVALID_IMAGE');
     add(`${ep.file}: truncated JPEG`, () => up(jpeg.subarray(0, Math.floor(jpeg.length / 2)))(), 400, 'INVALID_IMAGE');
     add(`${ep.file}: truncated PNG`, () => up(face.subarray(0, 200))(), 400, 'INVALID_IMAGE');

@@ -49,7 +49,10 @@ describe('identity_resolver (unit)', () => {
 describe('clusters, promotion and track decisions over HTTP', () => {
   let t: TestApp;
   before(async () => {
-    t = await testApp({ face: { enable_liveness: false } });
+    // The spec's default 0.6 stands for a FAR of 1e-10, which these recognizers reach only near
+    // raw cosine 0.9 on the tail-fitted calibration (docs/face.md): joining three different
+    // photos of one person needs an operating point like 0.42 (raw ~0.59), as operators set it.
+    t = await testApp({ face: { enable_liveness: false }, identity: { cluster_threshold: 0.42 } });
   });
   after(async () => t.close());
 

@@ -7,7 +7,7 @@ import { documentScannedData } from './document-events.js';
 import type { DocumentService } from './document-service.js';
 import { DocumentVerifySchema, MrzResultSchema, OcrResultSchema, ScanResultSchema } from './schema.js';
 
-const IMAGE_FIELD = [{ name: 'image', file: true, required: true, description: 'JPEG or PNG photo or scan of the document' }];
+const IMAGE_FIELD = [{ name: 'image', file: true, required: true, description: 'Photo or scan of the document' }];
 
 /** POST /api/v1/documents/{scan,ocr,mrz,verify}, as the spec shows them. */
 export async function documentRoutes(app: FastifyInstance, service: () => DocumentService | undefined, unavailable: () => string): Promise<void> {
@@ -91,8 +91,8 @@ export async function documentRoutes(app: FastifyInstance, service: () => Docume
       },
       config: {
         multipartDoc: multipartDoc([
-          { name: 'document', file: true, required: true, description: 'JPEG or PNG of the document with its portrait' },
-          { name: 'selfie', file: true, required: true, description: 'JPEG or PNG of the person' },
+          { name: 'document', file: true, required: true, description: 'The document with its portrait' },
+          { name: 'selfie', file: true, required: true, description: 'The person' },
           { name: 'threshold', type: 'number', description: 'Calibrated similarity threshold in [0, 1] (default 0.4)' },
         ]),
       },

@@ -4,6 +4,7 @@ import { DEMOGRAPHICS_MODEL } from './demographics.js';
 import { FaceService } from './face-service.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
 import { faceRoutes } from './routes.js';
+import { describeCalibration } from './score-calibration.js';
 
 /** Face module: loads the configured detector, recognizer, passive-liveness and demographics models at start, serves /detect and /verify. */
 export default fp(
@@ -23,7 +24,13 @@ export default fp(
       },
     });
     status.setComponent('face_detector', modelComponent(models, [detector]));
-    status.setComponent('face_recognizer', modelComponent(models, [recognizer]));
+    const recognizerReport = modelComponent(models, [recognizer]);
+    const calibration = describeCalibration(recognizer);
+    // A loaded recognizer's note says what its similarity scale rests on (issue 21: honest thresholds).
+    status.setComponent('face_recognizer', () => {
+      const r = recognizerReport();
+      return r.loaded ? { ...r, reason: calibration } : r;
+    });
     status.setComponent(
       'liveness',
       config.face.enable_liveness ? modelComponent(models, LIVENESS_MODELS) : () => ({ loaded: false, reason: 'disabled (face.enable_liveness: false)' }),

@@ -26,7 +26,7 @@ export async function faceRoutes(app: FastifyInstance): Promise<void> {
         consumes: ['multipart/form-data'],
         response: { 200: DetectResponseSchema, ...errorResponses(400, 413, 415, 503) },
       },
-      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'JPEG or PNG image' }]) },
+      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'Image' }]) },
     },
     async (request, reply) => {
       const form = await readMultipart(request);
@@ -53,8 +53,8 @@ export async function faceRoutes(app: FastifyInstance): Promise<void> {
       },
       config: {
         multipartDoc: multipartDoc([
-          { name: 'image1', file: true, required: true, description: 'JPEG or PNG image' },
-          { name: 'image2', file: true, required: true, description: 'JPEG or PNG image' },
+          { name: 'image1', file: true, required: true, description: 'Image' },
+          { name: 'image2', file: true, required: true, description: 'Image' },
           { name: 'threshold', type: 'number', description: 'Calibrated similarity threshold in [0, 1] (default 0.4: FAR about 1e-6 on the spec table)' },
         ]),
       },

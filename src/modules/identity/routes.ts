@@ -49,7 +49,7 @@ export async function identityRoutes(app: FastifyInstance, service: IdentityServ
       },
       config: {
         multipartDoc: multipartDoc([
-          { name: 'image', file: true, required: true, description: 'JPEG or PNG image' },
+          { name: 'image', file: true, required: true, description: 'Image' },
           { name: 'label', required: true, description: 'Display name of the person (1-256 characters)' },
           { name: 'watchlist_name', description: 'Watchlist to enrol into (default "default"; created on first enrolment)' },
           { name: 'identity_id', description: 'Existing id to add a sample to, or a new id; generated (UUID) when omitted' },
@@ -75,7 +75,7 @@ export async function identityRoutes(app: FastifyInstance, service: IdentityServ
         consumes: ['multipart/form-data'],
         response: { 200: IdentifyResponseSchema, ...errorResponses(400, 404, 413, 415, 422, 503) },
       },
-      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'JPEG or PNG image' }, ...searchDoc]) },
+      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'Image' }, ...searchDoc]) },
     },
     async (request) => {
       const form = await readMultipart(request);
@@ -98,7 +98,7 @@ export async function identityRoutes(app: FastifyInstance, service: IdentityServ
       },
       config: {
         multipartDoc: multipartDoc([
-          { name: 'image1', file: true, required: true, description: 'JPEG or PNG image' },
+          { name: 'image1', file: true, required: true, description: 'Image' },
           ...TRACK_FIELDS.slice(1).map((name) => ({ name, file: true, description: 'Further image of the same person' })),
           ...searchDoc,
         ]),

@@ -59,7 +59,7 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
         consumes: ['multipart/form-data'],
         response: { 200: FrameResultSchema, ...errorResponses(400, 404, 409, 413, 415, 422, 429, 503) },
       },
-      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'Camera frame, JPEG or PNG, as captured (not mirrored)' }]) },
+      config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'Camera frame as captured (not mirrored)' }]) },
     },
     async (request, reply) => {
       const s = need();
