@@ -87,9 +87,7 @@ function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
 export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number): Judgement {
   const base = progress.baseline;
   let passed = false;
-  // No person completes an action in less than minActionMs after the neutral frame: a faster
-  // one is a burst of prepared frames (issue 22); the frame is judged but cannot pass.
-  if (base && now - progress.baselineAt >= settings.minActionMs) {
+  if (base) {
     switch (type) {
       case 'TURN_LEFT':
       case 'TURN_RIGHT': {
@@ -123,6 +121,9 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
       }
     }
   }
+  // No person completes an action in less than minActionMs after the neutral frame: a faster
+  // one is a burst of prepared frames (issue 22); the frame is judged but cannot pass.
+  if (passed && now - progress.baselineAt < settings.minActionMs) passed = false;
   if (!passed && progress.closure === null) seedBaseline(type, progress, m, now);
   return { passed, confidence: passed ? 1 : 0 };
 }
