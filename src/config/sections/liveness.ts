@@ -19,9 +19,9 @@ export const LivenessSection = Type.Object(
       description: 'Longest time per challenge a client may ask for (a longer timeout_seconds is lowered to this).',
     }),
     max_frames_per_challenge: Type.Integer({
-      default: 60,
+      default: 150,
       minimum: 2,
-      description: 'Frames judged against one challenge before the session fails (frame_limit): an attacker cannot try edit after edit.',
+      description: 'Frames judged against one challenge before the session fails (frame_limit; 150 is 5 s of a 30 fps camera): an attacker cannot try edits without end.',
     }),
     max_rejected_frames: Type.Integer({
       default: 3,
