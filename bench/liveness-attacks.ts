@@ -85,6 +85,10 @@ async function loadVictim(file: string, others: string[]): Promise<Victim | null
   const face = (det.json() as { faces: { detection: { bbox: [number, number, number, number]; landmarks: [number, number][] } }[] }).faces[0];
   if (!face || face.detection.landmarks.length < 5) return null;
   const geom: FaceGeom = { bbox: face.detection.bbox, kps: face.detection.landmarks };
+  // The attacker picks photos that face the camera (nose between the eyes on /detect's points):
+  // a turned photo has no neutral frame to start a turn from.
+  const [l, r, nose] = geom.kps as [[number, number], [number, number], [number, number]];
+  if (Math.abs(nose[0] - (l[0] + r[0]) / 2) > 0.12 * Math.hypot(r[0] - l[0], r[1] - l[1])) return null;
   const img = await decodeImage(buf, { field: 'image', maxPixels: 40e6 });
   const o = await Promise.all(others.map((f) => decodeImage(readFileSync(f), { field: 'image', maxPixels: 40e6 })));
   return { name: file.split('/').slice(-2).join('/'), img, geom, others: o };

@@ -11,7 +11,7 @@ export type Species = (typeof SPECIES)[number];
 export const SPECIES_NOTES: Record<Species, string> = {
   warp: 'turns: squeeze/stretch about the nose; looks: inner face slid up/down; smile: mouth corners out and up; open mouth: jaw dropped, opening painted; blink: eyes painted with skin, then the photo again',
   slide: 'turns: inner face slid sideways inside an unmoved outline; looks: slid up/down; blink: painted with a dark lid line; expressions as warp',
-  perspective: 'turns and looks: the whole photo seen tilted (homography, up to 45 deg); expressions as warp',
+  perspective: 'turns and looks: the whole photo seen tilted (homography, up to 63 deg); expressions as warp',
   mirror: 'every action frame of the warp kit mirrored left-right (a mirrored photo reads as the opposite turn)',
   burst: 'the warp kit sent 2 ms apart (a session in well under a second)',
   replay: "the victim's other photos (and their mirror images) as action frames",
@@ -34,7 +34,8 @@ export interface Step {
   action: boolean;
 }
 
-const STRENGTHS = [0.35, 0.55, 0.75, 1.0];
+/** Edit strengths the attacker climbs through (1 is a clearly visible edit, 1.8 a grotesque one). */
+const STRENGTHS = [0.5, 0.9, 1.3, 1.8];
 
 type Edit = (v: Victim, s: number, dir: 1 | -1) => RgbImage;
 
@@ -50,9 +51,9 @@ function expression(t: ChallengeType, v: Victim, s: number, lid: boolean): RgbIm
 
 function geometric(kind: 'warp' | 'slide' | 'perspective', t: ChallengeType): Edit {
   const turn = t === 'TURN_LEFT' || t === 'TURN_RIGHT';
-  if (kind === 'perspective') return (v, s, d) => E.perspective(v.img, v.geom, turn ? 'yaw' : 'pitch', d * 45 * s);
+  if (kind === 'perspective') return (v, s, d) => E.perspective(v.img, v.geom, turn ? 'yaw' : 'pitch', d * 35 * s);
   if (turn) return kind === 'warp' ? (v, s, d) => E.squeezeTurn(v.img, v.geom, d, s) : (v, s, d) => E.slideInner(v.img, v.geom, d * 0.14 * s, 0);
-  return (v, s, d) => E.slideInner(v.img, v.geom, 0, d * 0.12 * s);
+  return (v, s, d) => E.slideInner(v.img, v.geom, 0, d * 0.13 * s);
 }
 
 /**
