@@ -80,11 +80,12 @@ function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
 /**
  * Judges one frame against the current challenge. A challenge passes only on a transition
  * from a neutral frame seen while it was current: a turn or look must move the head by the
- * configured angle from that frame's pose, a smile or open mouth must rise from a neutral
+ * configured angle from that frame's pose (and `moved`: the face's pixels changed since that
+ * frame, as a turning head's do and a warped photo's largely do not), a smile or open mouth must rise from a neutral
  * score past its threshold, and a blink must go open -> closed -> open. Frames that do not
  * complete the challenge are offered as its baseline (seedBaseline).
  */
-export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number): Judgement {
+export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
   const base = progress.baseline;
   let passed = false;
   if (base) {
@@ -92,13 +93,13 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
       case 'TURN_LEFT':
       case 'TURN_RIGHT': {
         const delta = type === 'TURN_LEFT' ? m.yaw - base.yaw : base.yaw - m.yaw;
-        passed = delta >= settings.turnDegrees;
+        passed = delta >= settings.turnDegrees && moved;
         break;
       }
       case 'LOOK_UP':
       case 'LOOK_DOWN': {
         const delta = type === 'LOOK_UP' ? m.pitch - base.pitch : base.pitch - m.pitch;
-        passed = delta >= settings.lookDegrees;
+        passed = delta >= settings.lookDegrees && moved;
         break;
       }
       case 'SMILE':

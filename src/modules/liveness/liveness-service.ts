@@ -3,7 +3,7 @@ import { UnprocessableError } from '../../core/errors.js';
 import { decodeImage } from '../../core/image-decode.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
-import { captureProblem, sampleFrame, type FrameSample } from './capture-evidence.js';
+import { CAPTURE, captureProblem, identicalFraction, sampleFrame, type FrameSample } from './capture-evidence.js';
 import type { RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
 import { FaceMeasurer } from './face-measurer.js';
@@ -74,6 +74,8 @@ export class LivenessService {
   private readonly settings: RuleSettings;
   /** Capture evidence of each session's latest frames (dropped with the session). */
   private readonly samples = new WeakMap<LivenessSession, FrameSample[]>();
+  /** Capture evidence of each session's current neutral frame (what a turn or look is measured from). */
+  private readonly baselines = new WeakMap<LivenessSession, { at: number; sample: FrameSample }>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeps = 0;
 
@@ -238,7 +240,12 @@ export class LivenessService {
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
-      const j = session.judge(m.measures, this.settings, arrivedAt);
+      // A turn or look moves the whole face: its face region cannot be largely the same pixels
+      // as the neutral frame it is measured from (a photo warped inside its outline is).
+      const base = this.baselines.get(session);
+      const moved = !base || base.at !== session.baselineAt || identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline;
+      const j = session.judge(m.measures, this.settings, arrivedAt, moved);
+      if (session.baselineAt === arrivedAt) this.baselines.set(session, { at: arrivedAt, sample });
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
     });

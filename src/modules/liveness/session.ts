@@ -177,10 +177,10 @@ export class LivenessSession {
    * next challenge (its timer starting at this frame's arrival) or completes the session; the
    * passing frame is also offered as the next challenge's neutral baseline.
    */
-  judge(measures: FaceMeasures, settings: RuleSettings, now: number): Judgement {
+  judge(measures: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
     const challenge = this.currentChallenge;
     if (this.state !== 'in_progress' || !challenge) return { passed: false, confidence: 0 };
-    const j = judgeFrame(challenge.type, this.progress, measures, settings, now);
+    const j = judgeFrame(challenge.type, this.progress, measures, settings, now, moved);
     if (!j.passed) return j;
     this.current++;
     this.progress = newProgress();
@@ -197,6 +197,11 @@ export class LivenessSession {
       this.challengeStartedAt = null;
     }
     return j;
+  }
+
+  /** Arrival time of the current challenge's neutral frame, or null before one is seen. */
+  get baselineAt(): number | null {
+    return this.progress.baseline ? this.progress.baselineAt : null;
   }
 
   /** Counts a rejected frame; true when that reaches `max` (the caller fails the session). */
