@@ -36,7 +36,7 @@ export const LivenessSection = Type.Object(
     min_action_ms: Type.Number({
       default: 150,
       minimum: 0,
-      description: 'A challenge passes only if its action frame arrived at least this long after the neutral frame it is measured from (no person turns or smiles faster).',
+      description: 'A challenge passes only if its completing frame arrived at least this long after the challenge\'s first neutral frame (no person turns or smiles faster).',
     }),
     turn_degrees: Type.Number({
       default: 20,

@@ -43,8 +43,8 @@ export interface CaptureSettings {
 }
 
 /**
- * Measured on the genuine clips re-encoded as JPEG q90 (bench/out-free: bench/liveness-attacks.ts
- * prints them): decoded H.264 copies unchanged blocks, so consecutive genuine frames share up
+ * Measured on the genuine clips re-encoded as JPEG q90 (docs/accuracy.md, "Active liveness
+ * against still-photo attacks"): decoded H.264 copies unchanged blocks, so consecutive genuine frames share up
  * to 100 % of the face region (duplicated frames), frames ~100 ms apart up to 45 %; background
  * cells moved at most 22 grey levels. A local edit of a photo leaves 60-100 % untouched; a face
  * squeezed about the nose inside its outline 39-45 %, where a genuine turn of the clip, frames

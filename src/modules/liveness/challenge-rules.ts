@@ -40,15 +40,19 @@ export const RULES = {
   blink: { openMax: 0.45, closedMin: 0.55, minRise: 0.25 },
 } as const;
 
-/** Per-challenge memory: the latest neutral frame (and when it arrived) and, for a blink, the strongest closure seen after it. */
+/**
+ * Per-challenge memory: the neutral frame measured from (and when it arrived), when the first
+ * neutral frame of the challenge arrived, and, for a blink, the strongest closure seen.
+ */
 export interface ChallengeProgress {
   baseline: FaceMeasures | null;
   baselineAt: number;
+  firstNeutralAt: number | null;
   closure: number | null;
 }
 
 export function newProgress(): ChallengeProgress {
-  return { baseline: null, baselineAt: 0, closure: null };
+  return { baseline: null, baselineAt: 0, firstNeutralAt: null, closure: null };
 }
 
 /**
@@ -122,9 +126,10 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
       }
     }
   }
-  // No person completes an action in less than minActionMs after the neutral frame: a faster
-  // one is a burst of prepared frames (issue 22); the frame is judged but cannot pass.
-  if (passed && now - progress.baselineAt < settings.minActionMs) passed = false;
+  // No challenge completes less than minActionMs after its first neutral frame: a faster one
+  // is a burst of prepared frames (issue 22). Counted from the first neutral frame, not the
+  // latest: a real mouth opens or eyes blink within 100 ms of the last neutral frame.
+  if (passed && now - (progress.firstNeutralAt ?? now) < settings.minActionMs) passed = false;
   if (!passed && progress.closure === null) seedBaseline(type, progress, m, now);
   return { passed, confidence: passed ? 1 : 0 };
 }
@@ -146,4 +151,5 @@ export function seedBaseline(type: ChallengeType, progress: ChallengeProgress, m
   }
   progress.baseline = m;
   progress.baselineAt = now;
+  progress.firstNeutralAt ??= now;
 }
