@@ -27,9 +27,6 @@ export interface MeasuredFace {
   measurable: boolean;
   /** Run time of both models in the inference worker, ms. */
   modelMs: number;
-  /** The dense landmarks: 478 x (x, y, z) in the levelled crop, and 478 x (x, y) in image pixels. */
-  crop: Float32Array;
-  image: Float32Array;
 }
 
 const IRIS_A = 468;
@@ -78,8 +75,6 @@ export class FaceMeasurer {
       eyeFit: fit,
       measurable: lm.presence >= MIN_PRESENCE && fit <= MAX_EYE_FIT,
       modelMs,
-      crop: lm.crop,
-      image: lm.image,
     };
   }
 }
