@@ -989,9 +989,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "d60d2c02-3550-4afd-95cc-96fdb95ed9a4",
+                     *         "id": "72d89918-287b-4c57-98e3-2b3c69fd0907",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:06:40.587Z",
+                     *         "timestamp": "2026-11-25T12:18:12.837Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1007,9 +1007,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "00810411-4c88-42b4-8b0d-e8abd58dae90",
+                     *         "id": "2a6ca791-818b-4e07-b73c-10477450ccb2",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:06:40.289Z",
+                     *         "timestamp": "2026-11-25T12:18:12.558Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1132,13 +1132,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+                     *         "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:06:41.277+00:00",
+                     *         "created_at": "2026-11-25T12:18:13.679+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1246,13 +1246,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+                     *       "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:06:41.277+00:00",
+                     *       "created_at": "2026-11-25T12:18:13.679+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1374,7 +1374,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "6c39f446-6ed8-453e-8a1f-9ac605315bd0"
+                     *       "removed": "37ae3b05-5579-4a64-8895-deb6a5c460d7"
                      *     }
                      */
                     "application/json": {
@@ -1474,20 +1474,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+                     *       "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795608401279000",
-                     *           "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
-                     *           "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+                     *           "delivery_id": "1795609093683000",
+                     *           "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *           "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:06:41.279+00:00",
-                     *           "updated_at": "2026-11-25T12:06:41.335+00:00",
+                     *           "created_at": "2026-11-25T12:18:13.683+00:00",
+                     *           "updated_at": "2026-11-25T12:18:13.754+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1632,15 +1632,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795608401345000",
-                     *       "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
-                     *       "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+                     *       "delivery_id": "1795609093776000",
+                     *       "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *       "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:06:41.345+00:00",
-                     *       "updated_at": "2026-11-25T12:06:41.345+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:06:41.345Z",
+                     *       "created_at": "2026-11-25T12:18:13.776+00:00",
+                     *       "updated_at": "2026-11-25T12:18:13.776+00:00",
+                     *       "next_attempt_at": "2026-11-25T12:18:13.776Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1773,13 +1773,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+                     *       "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:06:41.277+00:00",
+                     *       "created_at": "2026-11-25T12:18:13.679+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1897,13 +1897,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+                     *         "id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:06:41.279Z",
+                     *         "timestamp": "2026-11-25T12:18:13.683Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+                     *           "message": "test delivery to webhook 37ae3b05-5579-4a64-8895-deb6a5c460d7",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1912,15 +1912,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795608401279000",
-                     *         "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
-                     *         "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+                     *         "delivery_id": "1795609093683000",
+                     *         "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *         "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:06:41.279+00:00",
-                     *         "updated_at": "2026-11-25T12:06:41.279+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:06:41.279Z",
+                     *         "created_at": "2026-11-25T12:18:13.683+00:00",
+                     *         "updated_at": "2026-11-25T12:18:13.683+00:00",
+                     *         "next_attempt_at": "2026-11-25T12:18:13.683Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -2187,7 +2187,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG image
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -2436,12 +2436,12 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG image
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image1: Blob;
                     /**
                      * Format: binary
-                     * @description JPEG or PNG image
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image2: Blob;
                     /** @description Calibrated similarity threshold in [0, 1] (default 0.4: FAR about 1e-6 on the spec table) */
@@ -2459,7 +2459,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "is_match": true,
-                     *       "similarity": 0.8392,
+                     *       "similarity": 0.5612,
                      *       "face1": {
                      *         "detection": {
                      *           "bbox": [
@@ -2802,7 +2802,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG photo or scan of the document
+                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3061,7 +3061,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG photo or scan of the document
+                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3249,7 +3249,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG photo or scan of the document
+                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3466,12 +3466,12 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG of the document with its portrait
+                     * @description The document with its portrait: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     document: Blob;
                     /**
                      * Format: binary
-                     * @description JPEG or PNG of the person
+                     * @description The person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     selfie: Blob;
                     /** @description Calibrated similarity threshold in [0, 1] (default 0.4) */
@@ -3489,7 +3489,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "is_match": false,
-                     *       "similarity": 0.0098,
+                     *       "similarity": 0.0991,
                      *       "face1": {
                      *         "detection": {
                      *           "bbox": [
@@ -3813,11 +3813,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
+                     *       "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
                      *       "challenges": [
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -3947,7 +3952,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Camera frame, JPEG or PNG, as captured (not mirrored)
+                     * @description Camera frame as captured (not mirrored): JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3962,11 +3967,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
-                     *       "challenge_type": "TURN_RIGHT",
+                     *       "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
+                     *       "challenge_type": "TURN_LEFT",
                      *       "passed": false,
                      *       "confidence": 0,
-                     *       "challenges_remaining": 2,
+                     *       "challenges_remaining": 3,
                      *       "session_complete": false,
                      *       "is_live": null,
                      *       "state": "in_progress"
@@ -3978,7 +3983,7 @@ export interface operations {
                         challenge_type: ("TURN_LEFT" | "TURN_RIGHT" | "LOOK_UP" | "LOOK_DOWN" | "BLINK" | "SMILE" | "OPEN_MOUTH") | (never | null);
                         /** @description Whether this frame completed that challenge */
                         passed: boolean;
-                        /** @description 0 at the neutral baseline, 0.5 at the pass threshold, 1 at a full action; >= 0.5 exactly when passed */
+                        /** @description Coarse on purpose: 1 when this frame completed the challenge, 0 otherwise (a graded score would be a gradient to climb) */
                         confidence: number;
                         challenges_remaining: number;
                         /** @description True when every challenge has passed (state completed) */
@@ -4181,11 +4186,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
+                     *       "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
                      *       "challenges": [
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4195,17 +4205,18 @@ export interface operations {
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_RIGHT",
-                     *       "challenges_remaining": 2,
+                     *       "current_challenge": "TURN_LEFT",
+                     *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
                      *       "is_live": null,
+                     *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:06:32.949Z",
-                     *       "expires_at": "2026-11-25T12:11:32.949Z",
-                     *       "challenge_started_at": "2026-11-25T12:06:32.954Z",
-                     *       "challenge_deadline": "2026-11-25T12:06:37.954Z",
+                     *       "created_at": "2026-11-25T12:18:04.562Z",
+                     *       "expires_at": "2026-11-25T12:23:04.562Z",
+                     *       "challenge_started_at": "2026-11-25T12:18:04.571Z",
+                     *       "challenge_deadline": "2026-11-25T12:18:09.571Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4227,8 +4238,10 @@ export interface operations {
                         passed_challenges: ("TURN_LEFT" | "TURN_RIGHT" | "LOOK_UP" | "LOOK_DOWN" | "BLINK" | "SMILE" | "OPEN_MOUTH")[];
                         session_complete: boolean;
                         is_live: boolean | null;
-                        /** @description Why a failed session failed */
-                        failure_reason: "challenge_timeout" | "spoof_detected" | "face_changed" | (never | null);
+                        /** @description null while the session runs; 0 when it failed or expired; when completed, the mean passive-liveness score of its frames in steps of 0.1 (docs/liveness.md) */
+                        liveness_score: number | null;
+                        /** @description Which check failed the session (docs/liveness.md lists them); null unless failed */
+                        failure_reason: "challenge_timeout" | "spoof_detected" | "face_changed" | "static_image" | "capture_discontinuity" | "implausible_timing" | "frame_limit" | (never | null);
                         /** @description Frames accepted for judging */
                         frames_received: number;
                         /** Format: date-time */
@@ -4362,7 +4375,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "ff21aca5-8cf5-419c-afbd-f2467cd0e196"
+                     *       "cancelled": "2075c64a-5720-4583-b9f5-2e3512a31329"
                      *     }
                      */
                     "application/json": {
@@ -4477,7 +4490,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG image
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                     /** @description Display name of the person (1-256 characters) */
@@ -4500,7 +4513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+                     *       "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4783,7 +4796,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG image
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                     /** @description Watchlist to search (default "default") */
@@ -4859,9 +4872,9 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+                     *           "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
                      *           "label": "Barack Obama",
-                     *           "similarity": 0.7817,
+                     *           "similarity": 0.5263,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           }
@@ -5087,22 +5100,22 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description JPEG or PNG image
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image1: Blob;
                     /**
                      * Format: binary
-                     * @description Further image of the same person
+                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image2?: Blob;
                     /**
                      * Format: binary
-                     * @description Further image of the same person
+                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image3?: Blob;
                     /**
                      * Format: binary
-                     * @description Further image of the same person
+                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image4?: Blob;
                     /** @description Watchlist to search (default "default") */
@@ -5124,22 +5137,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+                     *         "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
                      *         },
-                     *         "similarity": 0.804,
+                     *         "similarity": 0.5398,
                      *         "votes": 2
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+                     *           "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "similarity": 0.804,
+                     *           "similarity": 0.5398,
                      *           "votes": 2
                      *         }
                      *       ],
@@ -5502,7 +5515,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "54243e54-9d6c-41ca-a195-7b9c721ff14b",
+                     *       "removed": "fc047367-4806-42a7-b8a8-df140f7efaa9",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5710,14 +5723,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+                     *           "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:06:30.402Z",
-                     *           "updated_at": "2026-11-25T12:06:30.402Z"
+                     *           "enrolled_at": "2026-11-25T12:17:53.910Z",
+                     *           "updated_at": "2026-11-25T12:17:53.910Z"
                      *         }
                      *       ]
                      *     }
@@ -5854,10 +5867,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
+                     *           "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:06:30.722Z",
-                     *           "last_seen": "2026-11-25T12:06:30.722Z",
+                     *           "first_seen": "2026-11-25T12:17:54.974Z",
+                     *           "last_seen": "2026-11-25T12:17:54.974Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5917,10 +5930,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "f56b2483-38f2-4e09-9c3a-4617d3031d52",
+                     *           "cluster_id": "beb65b18-95b9-4c3e-a162-1facf1d9234b",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:06:30.683Z",
-                     *           "last_seen": "2026-11-25T12:06:30.683Z",
+                     *           "first_seen": "2026-11-25T12:17:54.844Z",
+                     *           "last_seen": "2026-11-25T12:17:54.844Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6117,10 +6130,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
+                     *       "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:06:30.722Z",
-                     *       "last_seen": "2026-11-25T12:06:30.722Z",
+                     *       "first_seen": "2026-11-25T12:17:54.974Z",
+                     *       "last_seen": "2026-11-25T12:17:54.974Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6312,7 +6325,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "f56b2483-38f2-4e09-9c3a-4617d3031d52"
+                     *       "removed": "beb65b18-95b9-4c3e-a162-1facf1d9234b"
                      *     }
                      */
                     "application/json": {
@@ -6410,13 +6423,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "54243e54-9d6c-41ca-a195-7b9c721ff14b",
+                     *       "identity_id": "fc047367-4806-42a7-b8a8-df140f7efaa9",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
+                     *       "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6757,10 +6770,10 @@ export interface operations {
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
                      *         "fps": 10,
-                     *         "frame_count": 81,
+                     *         "frame_count": 82,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 10.02,
+                     *         "processed_fps": 9.98,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -7038,10 +7051,10 @@ export interface operations {
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 10,
-                     *       "frame_count": 81,
+                     *       "frame_count": 82,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 10.02,
+                     *       "processed_fps": 9.98,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7364,7 +7377,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:06:33.173Z",
+                     *         "created_at": "2026-11-25T12:18:05.402Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7529,7 +7542,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:06:33.173Z",
+                     *       "created_at": "2026-11-25T12:18:05.402Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7798,7 +7811,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:06:33.176Z",
+                     *         "created_at": "2026-11-25T12:18:05.438Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -7972,7 +7985,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:06:33.176Z",
+                     *       "created_at": "2026-11-25T12:18:05.438Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8536,13 +8549,13 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82387734528,
+                     *         "free_bytes": 82308956160,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78571.1 MB free (reserve 64 MB)"
+                     *         "detail": "78495.9 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -8642,8 +8655,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 323,
-                     *             "warmup_ms": 66
+                     *             "load_ms": 1611,
+                     *             "warmup_ms": 607
                      *           }
                      *         ]
                      *       },
@@ -8651,6 +8664,7 @@ export interface operations {
                      *         "name": "face_recognizer",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
                      *         "models": [
                      *           {
                      *             "name": "face_rec_faceplugin_512d",
@@ -8659,8 +8673,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 415,
-                     *             "warmup_ms": 48
+                     *             "load_ms": 2364,
+                     *             "warmup_ms": 71
                      *           }
                      *         ]
                      *       },
@@ -8676,8 +8690,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 315,
-                     *             "warmup_ms": 24
+                     *             "load_ms": 2086,
+                     *             "warmup_ms": 50
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8686,8 +8700,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 360,
-                     *             "warmup_ms": 16
+                     *             "load_ms": 1204,
+                     *             "warmup_ms": 216
                      *           }
                      *         ]
                      *       }
@@ -8797,6 +8811,12 @@ export interface operations {
                      *         "session_ttl": 300,
                      *         "num_challenges": 3,
                      *         "timeout_seconds": 5,
+                     *         "min_challenges": 3,
+                     *         "max_timeout_seconds": 10,
+                     *         "max_frames_per_challenge": 150,
+                     *         "max_rejected_frames": 3,
+                     *         "min_frame_interval_ms": 25,
+                     *         "min_action_ms": 150,
                      *         "turn_degrees": 20,
                      *         "look_degrees": 15,
                      *         "same_person_threshold": 0.3,
@@ -8851,7 +8871,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-HSwSRS/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-5wCTxA/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -8976,6 +8996,36 @@ export interface operations {
                              * @default 5
                              */
                             timeout_seconds: number;
+                            /**
+                             * @description Fewest challenges a session gets, whatever num_challenges the client asks for (a smaller request is raised to this).
+                             * @default 3
+                             */
+                            min_challenges: number;
+                            /**
+                             * @description Longest time per challenge a client may ask for (a longer timeout_seconds is lowered to this).
+                             * @default 10
+                             */
+                            max_timeout_seconds: number;
+                            /**
+                             * @description Frames judged against one challenge before the session fails (frame_limit; 150 is 5 s of a 30 fps camera): an attacker cannot try edits without end.
+                             * @default 150
+                             */
+                            max_frames_per_challenge: number;
+                            /**
+                             * @description Frames rejected by the capture checks (static image, implausible timing, broken capture) after which the session fails.
+                             * @default 3
+                             */
+                            max_rejected_frames: number;
+                            /**
+                             * @description Frames closer together than this (by arrival) are rejected as implausible timing: no camera client sends faster than ~40 fps.
+                             * @default 25
+                             */
+                            min_frame_interval_ms: number;
+                            /**
+                             * @description A challenge passes only if its completing frame arrived at least this long after the challenge's first neutral frame (no person turns or smiles faster).
+                             * @default 150
+                             */
+                            min_action_ms: number;
                             /**
                              * @description Head-turn challenges pass when the yaw moves this many degrees from the neutral frame.
                              * @default 20

@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "6c39f446-6ed8-453e-8a1f-9ac605315bd0"
+      "removed": "37ae3b05-5579-4a64-8895-deb6a5c460d7"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "f56b2483-38f2-4e09-9c3a-4617d3031d52"
+      "removed": "beb65b18-95b9-4c3e-a162-1facf1d9234b"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "ff21aca5-8cf5-419c-afbd-f2467cd0e196"
+      "cancelled": "2075c64a-5720-4583-b9f5-2e3512a31329"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "54243e54-9d6c-41ca-a195-7b9c721ff14b",
+      "removed": "fc047367-4806-42a7-b8a8-df140f7efaa9",
       "watchlist": "default",
       "samples": 1
     }
@@ -82,6 +82,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "session_ttl": 300,
         "num_challenges": 3,
         "timeout_seconds": 5,
+        "min_challenges": 3,
+        "max_timeout_seconds": 10,
+        "max_frames_per_challenge": 150,
+        "max_rejected_frames": 3,
+        "min_frame_interval_ms": 25,
+        "min_action_ms": 150,
         "turn_degrees": 20,
         "look_degrees": 15,
         "same_person_threshold": 0.3,
@@ -136,7 +142,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-HSwSRS/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-5wCTxA/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -168,13 +174,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82387734528,
+        "free_bytes": 82308956160,
         "reserve_bytes": 67108864,
-        "detail": "78571.1 MB free (reserve 64 MB)"
+        "detail": "78495.9 MB free (reserve 64 MB)"
       }
     }
   },
@@ -207,8 +213,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 323,
-            "warmup_ms": 66
+            "load_ms": 1611,
+            "warmup_ms": 607
           }
         ]
       },
@@ -216,6 +222,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "face_recognizer",
         "module": "face",
         "loaded": true,
+        "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
         "models": [
           {
             "name": "face_rec_faceplugin_512d",
@@ -224,8 +231,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 415,
-            "warmup_ms": 48
+            "load_ms": 2364,
+            "warmup_ms": 71
           }
         ]
       },
@@ -241,8 +248,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 315,
-            "warmup_ms": 24
+            "load_ms": 2086,
+            "warmup_ms": 50
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -251,8 +258,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 360,
-            "warmup_ms": 16
+            "load_ms": 1204,
+            "warmup_ms": 216
           }
         ]
       }
@@ -261,9 +268,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "d60d2c02-3550-4afd-95cc-96fdb95ed9a4",
+        "id": "72d89918-287b-4c57-98e3-2b3c69fd0907",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:06:40.587Z",
+        "timestamp": "2026-11-25T12:18:12.837Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -279,9 +286,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "00810411-4c88-42b4-8b0d-e8abd58dae90",
+        "id": "2a6ca791-818b-4e07-b73c-10477450ccb2",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:06:40.289Z",
+        "timestamp": "2026-11-25T12:18:12.558Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -305,33 +312,33 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+        "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:06:41.277+00:00",
+        "created_at": "2026-11-25T12:18:13.679+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+      "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795608401279000",
-          "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
-          "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+          "delivery_id": "1795609093683000",
+          "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+          "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:06:41.279+00:00",
-          "updated_at": "2026-11-25T12:06:41.335+00:00",
+          "created_at": "2026-11-25T12:18:13.683+00:00",
+          "updated_at": "2026-11-25T12:18:13.754+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -344,10 +351,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
+          "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
           "size": 1,
-          "first_seen": "2026-11-25T12:06:30.722Z",
-          "last_seen": "2026-11-25T12:06:30.722Z",
+          "first_seen": "2026-11-25T12:17:54.974Z",
+          "last_seen": "2026-11-25T12:17:54.974Z",
           "watchlists": [
             "default"
           ],
@@ -407,10 +414,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "f56b2483-38f2-4e09-9c3a-4617d3031d52",
+          "cluster_id": "beb65b18-95b9-4c3e-a162-1facf1d9234b",
           "size": 1,
-          "first_seen": "2026-11-25T12:06:30.683Z",
-          "last_seen": "2026-11-25T12:06:30.683Z",
+          "first_seen": "2026-11-25T12:17:54.844Z",
+          "last_seen": "2026-11-25T12:17:54.844Z",
           "watchlists": [
             "default"
           ],
@@ -474,10 +481,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
+      "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
       "size": 1,
-      "first_seen": "2026-11-25T12:06:30.722Z",
-      "last_seen": "2026-11-25T12:06:30.722Z",
+      "first_seen": "2026-11-25T12:17:54.974Z",
+      "last_seen": "2026-11-25T12:17:54.974Z",
       "watchlists": [
         "default"
       ],
@@ -547,11 +554,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
+      "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
       "challenges": [
         {
-          "type": "TURN_RIGHT",
-          "instruction": "turn head right",
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         },
         {
@@ -561,17 +573,18 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "state": "in_progress",
-      "current_challenge": "TURN_RIGHT",
-      "challenges_remaining": 2,
+      "current_challenge": "TURN_LEFT",
+      "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
       "is_live": null,
+      "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:06:32.949Z",
-      "expires_at": "2026-11-25T12:11:32.949Z",
-      "challenge_started_at": "2026-11-25T12:06:32.954Z",
-      "challenge_deadline": "2026-11-25T12:06:37.954Z",
+      "created_at": "2026-11-25T12:18:04.562Z",
+      "expires_at": "2026-11-25T12:23:04.562Z",
+      "challenge_started_at": "2026-11-25T12:18:04.571Z",
+      "challenge_deadline": "2026-11-25T12:18:09.571Z",
       "ended_at": null
     }
   },
@@ -582,10 +595,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
         "fps": 10,
-        "frame_count": 81,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.02,
+        "processed_fps": 9.98,
         "decoder": "cpu",
         "loop": true
       }
@@ -597,10 +610,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 10,
-      "frame_count": 81,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.02,
+      "processed_fps": 9.98,
       "decoder": "cpu",
       "loop": true
     }
@@ -650,7 +663,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:06:33.173Z",
+        "created_at": "2026-11-25T12:18:05.402Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -686,7 +699,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:06:33.176Z",
+        "created_at": "2026-11-25T12:18:05.438Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -715,14 +728,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+          "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:06:30.402Z",
-          "updated_at": "2026-11-25T12:06:30.402Z"
+          "enrolled_at": "2026-11-25T12:17:53.910Z",
+          "updated_at": "2026-11-25T12:17:53.910Z"
         }
       ]
     }
@@ -942,7 +955,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/documents/verify": {
     "response": {
       "is_match": false,
-      "similarity": 0.0098,
+      "similarity": 0.0991,
       "face1": {
         "detection": {
           "bbox": [
@@ -1028,13 +1041,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+      "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:06:41.277+00:00",
+      "created_at": "2026-11-25T12:18:13.679+00:00",
       "enabled": true
     },
     "request": {
@@ -1048,15 +1061,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795608401345000",
-      "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
-      "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+      "delivery_id": "1795609093776000",
+      "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+      "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:06:41.345+00:00",
-      "updated_at": "2026-11-25T12:06:41.345+00:00",
-      "next_attempt_at": "2026-11-25T12:06:41.345Z",
+      "created_at": "2026-11-25T12:18:13.776+00:00",
+      "updated_at": "2026-11-25T12:18:13.776+00:00",
+      "next_attempt_at": "2026-11-25T12:18:13.776Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1064,26 +1077,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+      "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:06:41.277+00:00",
+      "created_at": "2026-11-25T12:18:13.679+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+        "id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:06:41.279Z",
+        "timestamp": "2026-11-25T12:18:13.683Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 6c39f446-6ed8-453e-8a1f-9ac605315bd0",
+          "message": "test delivery to webhook 37ae3b05-5579-4a64-8895-deb6a5c460d7",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1092,15 +1105,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795608401279000",
-        "webhook_id": "6c39f446-6ed8-453e-8a1f-9ac605315bd0",
-        "event_id": "0d9d0877-5558-42b2-98fa-3b4b8f2d68b1",
+        "delivery_id": "1795609093683000",
+        "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+        "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:06:41.279+00:00",
-        "updated_at": "2026-11-25T12:06:41.279+00:00",
-        "next_attempt_at": "2026-11-25T12:06:41.279Z",
+        "created_at": "2026-11-25T12:18:13.683+00:00",
+        "updated_at": "2026-11-25T12:18:13.683+00:00",
+        "next_attempt_at": "2026-11-25T12:18:13.683Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1167,9 +1180,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+          "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
           "label": "Barack Obama",
-          "similarity": 0.7817,
+          "similarity": 0.5263,
           "metadata": {
             "badge": "A-1047"
           }
@@ -1185,22 +1198,22 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+        "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
         },
-        "similarity": 0.804,
+        "similarity": 0.5398,
         "votes": 2
       },
       "candidates": [
         {
-          "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+          "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
           },
-          "similarity": 0.804,
+          "similarity": 0.5398,
           "votes": 2
         }
       ],
@@ -1334,13 +1347,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "54243e54-9d6c-41ca-a195-7b9c721ff14b",
+      "identity_id": "fc047367-4806-42a7-b8a8-df140f7efaa9",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "8422ffec-c1fc-4ea4-8202-f85f5d797b14",
+      "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
       "promoted_samples": 1
     },
     "request": {
@@ -1350,11 +1363,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
+      "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
       "challenges": [
         {
-          "type": "TURN_RIGHT",
-          "instruction": "turn head right",
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         },
         {
@@ -1367,11 +1385,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "ff21aca5-8cf5-419c-afbd-f2467cd0e196",
-      "challenge_type": "TURN_RIGHT",
+      "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
+      "challenge_type": "TURN_LEFT",
       "passed": false,
       "confidence": 0,
-      "challenges_remaining": 2,
+      "challenges_remaining": 3,
       "session_complete": false,
       "is_live": null,
       "state": "in_progress"
@@ -1383,7 +1401,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/verify": {
     "response": {
       "is_match": true,
-      "similarity": 0.8392,
+      "similarity": 0.5612,
       "face1": {
         "detection": {
           "bbox": [
@@ -1557,7 +1575,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:06:33.173Z",
+      "created_at": "2026-11-25T12:18:05.402Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1604,7 +1622,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:06:33.176Z",
+      "created_at": "2026-11-25T12:18:05.438Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1636,7 +1654,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "92f7716e-fcfb-40e9-9a1e-5da73dd14035",
+      "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

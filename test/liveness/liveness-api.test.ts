@@ -63,6 +63,14 @@ describe('POST /api/v1/liveness/sessions', () => {
     assert.ok(s.challenges.every((c) => c.timeout_seconds === 2.5));
   });
 
+  // Guards issue 22: the client chose the strength (num_challenges=1, timeout_seconds up to 60).
+  it('the server sets the floor: fewer than min_challenges is raised, more than max_timeout_seconds lowered', async () => {
+    const s = await create('?num_challenges=1&timeout_seconds=60');
+    assert.equal(s.challenges.length, t.config.liveness.min_challenges);
+    assert.equal(t.config.liveness.min_challenges, 3);
+    assert.ok(s.challenges.every((c) => c.timeout_seconds === t.config.liveness.max_timeout_seconds));
+  });
+
   it('rejects out-of-range or malformed query values with 400', async () => {
     for (const q of ['num_challenges=0', 'num_challenges=8', 'num_challenges=abc', 'num_challenges=2.5', 'timeout_seconds=0', 'timeout_seconds=-1', 'timeout_seconds=61', 'timeout_seconds=soon', 'color=red']) {
       const r = await t.app.inject({ method: 'POST', url: `/api/v1/liveness/sessions?${q}` });
@@ -74,7 +82,7 @@ describe('POST /api/v1/liveness/sessions', () => {
 
 describe('GET and DELETE /api/v1/liveness/sessions/{id}', () => {
   it('GET returns session_id, challenges, state and the timing fields', async () => {
-    const s = await create('?num_challenges=2');
+    const s = await create('?num_challenges=4');
     const r = await get(s.session_id);
     assert.equal(r.statusCode, 200);
     const info = r.json();
@@ -82,9 +90,11 @@ describe('GET and DELETE /api/v1/liveness/sessions/{id}', () => {
     assert.deepEqual(info.challenges, s.challenges);
     assert.equal(info.state, 'pending');
     assert.equal(info.current_challenge, s.challenges[0]!.type);
-    assert.equal(info.challenges_remaining, 2);
+    assert.equal(info.challenges_remaining, 4);
     assert.deepEqual(info.passed_challenges, []);
     assert.equal(info.is_live, null);
+    assert.equal(info.liveness_score, null, 'no score while the session runs');
+    assert.equal(info.failure_reason, null);
     assert.equal(info.created_at, new Date(now).toISOString());
     assert.equal(info.expires_at, new Date(now + 300_000).toISOString());
     assert.equal(info.challenge_deadline, null, 'no timer before the first frame');
@@ -144,17 +154,18 @@ describe('POST /api/v1/liveness/sessions/{id}/frame', () => {
     assert.equal(none.statusCode, 422);
     assertErrorShape(none.json(), 422, 'NO_FACE');
     assert.equal(none.json().state, 'in_progress', 'the first frame starts the session even without a face');
+    now += 200; // a camera's pace: frames closer than liveness.min_frame_interval_ms are rejected
     const two = await sendFrame(s.session_id, readFileSync(testdata('faces/multi/fr_two_people.jpg')));
     assert.equal(two.statusCode, 422);
     assertErrorShape(two.json(), 422, 'MULTIPLE_FACES');
     const info = (await get(s.session_id)).json();
     assert.equal(info.state, 'in_progress');
     assert.equal(info.frames_received, 2);
-    assert.equal(info.challenge_started_at, new Date(now).toISOString());
+    assert.equal(info.challenge_started_at, new Date(now - 200).toISOString());
   });
 
   it('a judged frame returns exactly the spec\'s eight fields', async () => {
-    const s = await create('?num_challenges=2');
+    const s = await create('?num_challenges=4');
     const r = await sendFrame(s.session_id, frontal);
     assert.equal(r.statusCode, 200, r.body);
     const f = r.json();
@@ -162,7 +173,8 @@ describe('POST /api/v1/liveness/sessions/{id}/frame', () => {
     assert.equal(f.session_id, s.session_id);
     assert.equal(f.challenge_type, s.challenges[0]!.type);
     assert.equal(f.passed, false, 'a neutral first frame cannot pass anything');
-    assert.equal(f.challenges_remaining, 2);
+    assert.equal(f.confidence, 0);
+    assert.equal(f.challenges_remaining, 4);
     assert.equal(f.session_complete, false);
     assert.equal(f.is_live, null);
     assert.equal(f.state, 'in_progress');

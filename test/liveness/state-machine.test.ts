@@ -10,7 +10,13 @@ import { scriptedDraw } from './frames.js';
 // and with measures shaped like the frame judge's output (the judge itself runs on real
 // frames in liveness-sequences.test.ts).
 
-const S = { turnDegrees: 20, lookDegrees: 15 };
+const S = { turnDegrees: 20, lookDegrees: 15, minActionMs: 150 };
+/** Rule tests' clock: each judged frame comes 200 ms after the previous one. */
+let clock = T0_RULES();
+function T0_RULES(): number {
+  return 1_600_000_000_000;
+}
+const tick = () => (clock += 200);
 const NEUTRAL: FaceMeasures = { yaw: 0, pitch: -8, blinkLeft: 0.1, blinkRight: 0.1, smile: 0.05, jawOpen: 0.05 };
 const m = (over: Partial<FaceMeasures>): FaceMeasures => ({ ...NEUTRAL, ...over });
 /** A frame that performs each challenge from NEUTRAL. */
@@ -33,11 +39,11 @@ function session(types: ChallengeType[], timeout = 5, ttl = 300): LivenessSessio
 function perform(s: LivenessSession, type: ChallengeType, at: number): void {
   s.acceptFrame(at);
   s.judge(NEUTRAL, S, at);
-  s.acceptFrame(at + 100);
-  s.judge(ACTION[type], S, at + 100);
+  s.acceptFrame(at + 200);
+  s.judge(ACTION[type], S, at + 200);
   if (type === 'BLINK') {
-    s.acceptFrame(at + 200);
-    s.judge(NEUTRAL, S, at + 200);
+    s.acceptFrame(at + 400);
+    s.judge(NEUTRAL, S, at + 400);
   }
 }
 
@@ -98,6 +104,7 @@ describe('liveness state machine (spec States table, injected clock)', () => {
     assert.equal(s.judge(ACTION.BLINK, S, T0 + 2100).passed, false, 'closed eyes alone are not a blink');
     s.acceptFrame(T0 + 2200);
     const j = s.judge(NEUTRAL, S, T0 + 2200);
+    assert.equal(j.confidence, 1);
     const r = s.frameResult('BLINK', j);
     assert.deepEqual({ ...r, confidence: 0 }, {
       session_id: 's1',
@@ -130,9 +137,9 @@ describe('liveness state machine (spec States table, injected clock)', () => {
 
   it('each challenge has its own timeout, counted from the frame that passed the previous one', () => {
     const s = session(['SMILE', 'OPEN_MOUTH'], 2);
-    perform(s, 'SMILE', T0 + 1500); // passes at T0 + 1600, inside challenge 1's 2 s
-    assert.equal(s.refresh(T0 + 3500), null, 'challenge 2 started at T0+1600, so T0+3500 is inside its 2 s');
-    assert.equal(s.refresh(T0 + 3600), 'failed');
+    perform(s, 'SMILE', T0 + 1500); // passes at T0 + 1700, inside challenge 1's 2 s
+    assert.equal(s.refresh(T0 + 3600), null, 'challenge 2 started at T0+1700, so T0+3600 is inside its 2 s');
+    assert.equal(s.refresh(T0 + 3700), 'failed');
     assert.equal(s.failure?.challenge, 'OPEN_MOUTH');
   });
 
@@ -189,47 +196,57 @@ describe('challenge rules', () => {
   it('no pass without a neutral baseline first (a session cannot start mid-action)', () => {
     for (const type of ['TURN_LEFT', 'SMILE', 'OPEN_MOUTH', 'LOOK_UP'] as ChallengeType[]) {
       const p = newProgress();
-      assert.equal(judgeFrame(type, p, ACTION[type], S).passed, false, type);
-      assert.equal(judgeFrame(type, p, ACTION[type], S).passed, false, type);
-      judgeFrame(type, p, NEUTRAL, S);
-      assert.equal(judgeFrame(type, p, ACTION[type], S).passed, true, type);
+      assert.equal(judgeFrame(type, p, ACTION[type], S, tick()).passed, false, type);
+      assert.equal(judgeFrame(type, p, ACTION[type], S, tick()).passed, false, type);
+      judgeFrame(type, p, NEUTRAL, S, tick());
+      assert.equal(judgeFrame(type, p, ACTION[type], S, tick()).passed, true, type);
     }
   });
 
   it('left and right are the user\'s own: TURN_LEFT needs yaw to grow, TURN_RIGHT to fall', () => {
     const p = newProgress();
-    judgeFrame('TURN_LEFT', p, NEUTRAL, S);
-    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_RIGHT, S).passed, false);
-    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_LEFT, S).passed, true);
+    judgeFrame('TURN_LEFT', p, NEUTRAL, S, tick());
+    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_RIGHT, S, tick()).passed, false);
+    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_LEFT, S, tick()).passed, true);
   });
 
   it('a turn is measured from the neutral frame farthest from the asked direction', () => {
     const p = newProgress();
-    judgeFrame('TURN_LEFT', p, m({ yaw: -8 }), S);
-    judgeFrame('TURN_LEFT', p, m({ yaw: 4 }), S);
-    judgeFrame('TURN_LEFT', p, m({ yaw: 10 }), S);
-    const j = judgeFrame('TURN_LEFT', p, m({ yaw: 13 }), S);
+    judgeFrame('TURN_LEFT', p, m({ yaw: -8 }), S, tick());
+    judgeFrame('TURN_LEFT', p, m({ yaw: 4 }), S, tick());
+    judgeFrame('TURN_LEFT', p, m({ yaw: 10 }), S, tick());
+    const j = judgeFrame('TURN_LEFT', p, m({ yaw: 13 }), S, tick());
     assert.equal(j.passed, true, 'from -8 to +13 is 21 degrees');
-    assert.ok(j.confidence >= 0.5 && j.confidence < 0.6);
+    assert.equal(j.confidence, 1);
   });
 
   it('a blink is open -> closed -> open; one closed eye is not a blink', () => {
     const p = newProgress();
-    judgeFrame('BLINK', p, NEUTRAL, S);
-    assert.equal(judgeFrame('BLINK', p, m({ blinkLeft: 0.9, blinkRight: 0.1 }), S).passed, false);
-    assert.equal(judgeFrame('BLINK', p, NEUTRAL, S).passed, false, 'a wink did not close both eyes');
-    assert.equal(judgeFrame('BLINK', p, ACTION.BLINK, S).passed, false);
-    const j = judgeFrame('BLINK', p, NEUTRAL, S);
+    judgeFrame('BLINK', p, NEUTRAL, S, tick());
+    assert.equal(judgeFrame('BLINK', p, m({ blinkLeft: 0.9, blinkRight: 0.1 }), S, tick()).passed, false);
+    assert.equal(judgeFrame('BLINK', p, NEUTRAL, S, tick()).passed, false, 'a wink did not close both eyes');
+    assert.equal(judgeFrame('BLINK', p, ACTION.BLINK, S, tick()).passed, false);
+    const j = judgeFrame('BLINK', p, NEUTRAL, S, tick());
     assert.equal(j.passed, true);
-    assert.ok(j.confidence >= 0.5);
+    assert.equal(j.confidence, 1);
   });
 
-  it('confidence is below 0.5 exactly when the frame does not pass', () => {
+  // Guards issue 22: a graded confidence rising towards the threshold was a gradient to climb.
+  it('confidence is coarse: 1 on the frame that passes, 0 on every other, however close', () => {
     const p = newProgress();
-    judgeFrame('SMILE', p, NEUTRAL, S);
-    const half = judgeFrame('SMILE', p, m({ smile: 0.45 }), S);
-    assert.equal(half.passed, false);
-    assert.ok(half.confidence > 0 && half.confidence < 0.5);
+    judgeFrame('SMILE', p, NEUTRAL, S, tick());
+    for (const smile of [0.2, 0.45, 0.59]) assert.deepEqual(judgeFrame('SMILE', p, m({ smile }), S, tick()), { passed: false, confidence: 0 });
+    assert.deepEqual(judgeFrame('SMILE', p, m({ smile: 0.61 }), S, tick()), { passed: true, confidence: 1 });
+  });
+
+  // Guards issue 22: a 3-challenge session went from creation to last frame in 86 ms.
+  it('an action completed sooner than minActionMs after its neutral frame does not pass (a burst)', () => {
+    const p = newProgress();
+    const t = tick();
+    judgeFrame('TURN_LEFT', p, NEUTRAL, S, t);
+    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_LEFT, S, t + 2).passed, false, '2 ms after the neutral frame');
+    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_LEFT, S, t + 149).passed, false);
+    assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_LEFT, S, t + 150).passed, true);
   });
 });
 

@@ -296,10 +296,14 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       await verdict.waitFor({ timeout: 90_000 });
       await page.screenshot({ path: join(ARTIFACTS, 'liveness-verdict.png'), fullPage: true });
       const id = await page.locator('[data-testid=verdict]').getAttribute('data-session');
-      const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as { state: string; frames_received: number; is_live: boolean | null };
+      const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as { state: string; frames_received: number; is_live: boolean | null; failure_reason: string | null; liveness_score: number | null };
       assert.ok(info.frames_received > 0, 'frames from the browser camera reached the session');
       assert.equal(await page.locator('[data-testid=verdict]').getAttribute('data-state'), info.state);
       assert.match((await verdict.textContent())!, info.is_live ? /Verdict: live/ : /Verdict: not live/);
+      // Guards the page reading liveness_score / failure_reason from the session's GET (the frame result has neither).
+      const text = (await verdict.textContent())!;
+      if (info.failure_reason) assert.ok(text.includes(info.failure_reason), `the verdict names ${info.failure_reason}: ${text}`);
+      if (typeof info.liveness_score === 'number') assert.ok(text.includes(`liveness score ${info.liveness_score.toFixed(1)}`), `the verdict shows the score: ${text}`);
       // The browser logs refused requests itself: 422 NO_FACE while the face settles, and 409
       // SESSION_ENDED for a frame sent after a challenge timed out. Nothing else may appear.
       assert.deepEqual(errors.filter((e) => !/status of (422|409)/.test(e)), []);

@@ -6,6 +6,38 @@ export const LivenessSection = Type.Object(
     session_ttl: Type.Integer({ default: 300, minimum: 1, description: 'Seconds a session lives before it expires.' }),
     num_challenges: Type.Integer({ default: 3, minimum: 1, maximum: 7, description: 'Default challenges per session.' }),
     timeout_seconds: Type.Number({ default: 5.0, minimum: 0.5, maximum: 60, description: 'Default time allowed per challenge, in seconds.' }),
+    min_challenges: Type.Integer({
+      default: 3,
+      minimum: 1,
+      maximum: 7,
+      description: 'Fewest challenges a session gets, whatever num_challenges the client asks for (a smaller request is raised to this).',
+    }),
+    max_timeout_seconds: Type.Number({
+      default: 10,
+      minimum: 0.5,
+      maximum: 60,
+      description: 'Longest time per challenge a client may ask for (a longer timeout_seconds is lowered to this).',
+    }),
+    max_frames_per_challenge: Type.Integer({
+      default: 150,
+      minimum: 2,
+      description: 'Frames judged against one challenge before the session fails (frame_limit; 150 is 5 s of a 30 fps camera): an attacker cannot try edits without end.',
+    }),
+    max_rejected_frames: Type.Integer({
+      default: 3,
+      minimum: 1,
+      description: 'Frames rejected by the capture checks (static image, implausible timing, broken capture) after which the session fails.',
+    }),
+    min_frame_interval_ms: Type.Number({
+      default: 25,
+      minimum: 0,
+      description: 'Frames closer together than this (by arrival) are rejected as implausible timing: no camera client sends faster than ~40 fps.',
+    }),
+    min_action_ms: Type.Number({
+      default: 150,
+      minimum: 0,
+      description: 'A challenge passes only if its completing frame arrived at least this long after the challenge\'s first neutral frame (no person turns or smiles faster).',
+    }),
     turn_degrees: Type.Number({
       default: 20,
       minimum: 5,

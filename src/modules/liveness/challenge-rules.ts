@@ -22,6 +22,8 @@ export interface RuleSettings {
   turnDegrees: number;
   /** Pitch change from the neutral frame that looking up or down must reach. */
   lookDegrees: number;
+  /** Least time (ms) between the neutral frame and the frame that completes the action. */
+  minActionMs: number;
 }
 
 /**
@@ -32,37 +34,36 @@ export interface RuleSettings {
 export const RULES = {
   /** A face counts as facing the camera for a turn or look baseline within this yaw. */
   neutralYaw: 12,
-  smile: { neutralMax: 0.3, pass: 0.6, full: 0.95 },
-  jawOpen: { neutralMax: 0.15, pass: 0.35, full: 0.7 },
+  smile: { neutralMax: 0.3, pass: 0.6 },
+  jawOpen: { neutralMax: 0.15, pass: 0.35 },
   /** Blink: both eyes open at the baseline, both closed, then open again. */
-  blink: { openMax: 0.45, closedMin: 0.55, minRise: 0.25, full: 0.9 },
+  blink: { openMax: 0.45, closedMin: 0.55, minRise: 0.25 },
 } as const;
 
-/** Per-challenge memory: the latest neutral frame and, for a blink, the strongest closure seen after it. */
+/**
+ * Per-challenge memory: the neutral frame measured from (and when it arrived), when the first
+ * neutral frame of the challenge arrived, and, for a blink, the strongest closure seen.
+ */
 export interface ChallengeProgress {
   baseline: FaceMeasures | null;
+  baselineAt: number;
+  firstNeutralAt: number | null;
   closure: number | null;
 }
 
 export function newProgress(): ChallengeProgress {
-  return { baseline: null, closure: null };
+  return { baseline: null, baselineAt: 0, firstNeutralAt: null, closure: null };
 }
 
+/**
+ * The frame's outcome. `confidence` is deliberately coarse (1 when the frame completed the
+ * challenge, 0 otherwise): a graded score rising as an edit nears the threshold is a gradient
+ * an attacker climbs (issue 22).
+ */
 export interface Judgement {
   passed: boolean;
-  /** 0 at the neutral baseline, 0.5 at the pass threshold, 1 at a full action (piecewise linear). */
   confidence: number;
 }
-
-/** Piecewise-linear 0 -> 0.5 -> 1 over (zero, pass, full), clamped. */
-function ramp(value: number, zero: number, pass: number, full: number): number {
-  if (value <= zero) return 0;
-  if (value < pass) return (0.5 * (value - zero)) / (pass - zero);
-  if (value < full) return 0.5 + (0.5 * (value - pass)) / (full - pass);
-  return 1;
-}
-
-const round3 = (v: number) => Math.round(v * 1000) / 1000;
 
 function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
   switch (type) {
@@ -83,36 +84,32 @@ function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
 /**
  * Judges one frame against the current challenge. A challenge passes only on a transition
  * from a neutral frame seen while it was current: a turn or look must move the head by the
- * configured angle from that frame's pose, a smile or open mouth must rise from a neutral
+ * configured angle from that frame's pose (and `moved`: the face's pixels changed since that
+ * frame, as a turning head's do and a warped photo's largely do not), a smile or open mouth must rise from a neutral
  * score past its threshold, and a blink must go open -> closed -> open. Frames that do not
  * complete the challenge are offered as its baseline (seedBaseline).
  */
-export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings): Judgement {
+export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
   const base = progress.baseline;
-  let confidence = 0;
   let passed = false;
   if (base) {
     switch (type) {
       case 'TURN_LEFT':
       case 'TURN_RIGHT': {
         const delta = type === 'TURN_LEFT' ? m.yaw - base.yaw : base.yaw - m.yaw;
-        confidence = ramp(delta, 0, settings.turnDegrees, 2 * settings.turnDegrees);
-        passed = delta >= settings.turnDegrees;
+        passed = delta >= settings.turnDegrees && moved;
         break;
       }
       case 'LOOK_UP':
       case 'LOOK_DOWN': {
         const delta = type === 'LOOK_UP' ? m.pitch - base.pitch : base.pitch - m.pitch;
-        confidence = ramp(delta, 0, settings.lookDegrees, 2 * settings.lookDegrees);
-        passed = delta >= settings.lookDegrees;
+        passed = delta >= settings.lookDegrees && moved;
         break;
       }
       case 'SMILE':
-        confidence = ramp(m.smile, RULES.smile.neutralMax, RULES.smile.pass, RULES.smile.full);
         passed = m.smile >= RULES.smile.pass;
         break;
       case 'OPEN_MOUTH':
-        confidence = ramp(m.jawOpen, RULES.jawOpen.neutralMax, RULES.jawOpen.pass, RULES.jawOpen.full);
         passed = m.jawOpen >= RULES.jawOpen.pass;
         break;
       case 'BLINK': {
@@ -121,18 +118,20 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
         const closed = Math.min(m.blinkLeft, m.blinkRight);
         if (closed >= Math.max(b.closedMin, baseOpen + b.minRise)) {
           progress.closure = Math.max(progress.closure ?? 0, closed);
-          confidence = ramp(closed, b.openMax, b.closedMin, b.full);
         } else if (progress.closure !== null && Math.max(m.blinkLeft, m.blinkRight) <= b.openMax) {
-          // Reopened after a closure: the blink is complete; its strength is the closure's.
-          confidence = ramp(progress.closure, b.openMax, b.closedMin, b.full);
+          // Reopened after a closure: the blink is complete.
           passed = true;
         }
         break;
       }
     }
   }
-  if (!passed && progress.closure === null) seedBaseline(type, progress, m);
-  return { passed, confidence: round3(passed ? Math.max(confidence, 0.5) : Math.min(confidence, 0.499)) };
+  // No challenge completes less than minActionMs after its first neutral frame: a faster one
+  // is a burst of prepared frames (issue 22). Counted from the first neutral frame, not the
+  // latest: a real mouth opens or eyes blink within 100 ms of the last neutral frame.
+  if (passed && now - (progress.firstNeutralAt ?? now) < settings.minActionMs) passed = false;
+  if (!passed && progress.closure === null) seedBaseline(type, progress, m, now);
+  return { passed, confidence: passed ? 1 : 0 };
 }
 
 /**
@@ -141,7 +140,7 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
  * measured from where it started rather than from its last neutral frame; for expressions
  * the latest neutral frame is kept.
  */
-export function seedBaseline(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures): void {
+export function seedBaseline(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, now: number): void {
   if (!isNeutral(type, m)) return;
   const base = progress.baseline;
   if (base) {
@@ -151,4 +150,6 @@ export function seedBaseline(type: ChallengeType, progress: ChallengeProgress, m
     if (type === 'LOOK_DOWN' && m.pitch <= base.pitch) return;
   }
   progress.baseline = m;
+  progress.baselineAt = now;
+  progress.firstNeutralAt ??= now;
 }

@@ -12,7 +12,7 @@ export interface LivenessEventData {
   challenges: ChallengeType[];
   /** The ones passed before the session ended. */
   passed_challenges: ChallengeType[];
-  /** challenge_timeout, spoof_detected or face_changed. */
+  /** One of FAILURE_REASONS (docs/liveness.md), null on liveness_passed. */
   reason: FailureReason | null;
   /** The challenge that was current when the session failed. */
   failed_challenge: ChallengeType | null;

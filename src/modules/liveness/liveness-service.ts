@@ -4,12 +4,13 @@ import type { ErrorCode } from '../../core/error-codes.js';
 import { decodeImage } from '../../core/image-decode.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
+import { CAPTURE, captureProblem, identicalFraction, sampleFrame, type FrameSample } from './capture-evidence.js';
 import type { RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
 import { FaceMeasurer } from './face-measurer.js';
 import { analyseFrameFaces, detectFrameFaces, faceBox, type FrameFace } from './face-source.js';
 import { livenessEventData } from './liveness-events.js';
-import type { Ending, FrameResult, LivenessSession, SessionState } from './session.js';
+import type { Ending, FailureReason, FrameResult, LivenessSession, Rejection, SessionState } from './session.js';
 import { SessionStore } from './session-store.js';
 
 /** A second face at least this fraction of the largest face's size makes a frame ambiguous. */
@@ -32,7 +33,8 @@ export interface SessionInfo {
   passed_challenges: ChallengeType[];
   session_complete: boolean;
   is_live: boolean | null;
-  failure_reason: string | null;
+  liveness_score: number | null;
+  failure_reason: FailureReason | null;
   frames_received: number;
   created_at: string;
   expires_at: string;
@@ -40,6 +42,9 @@ export interface SessionInfo {
   challenge_deadline: string | null;
   ended_at: string | null;
 }
+
+/** Frames whose capture evidence a session keeps (the static-image check looks this far back). */
+const KEPT_SAMPLES = 4;
 
 /** Per-stage wall time of one frame (Server-Timing header, bench/liveness.ts). */
 export interface FrameTimings {
@@ -68,6 +73,10 @@ export class LivenessService {
   readonly limiter: AbuseLimiter;
   private readonly measurer: FaceMeasurer;
   private readonly settings: RuleSettings;
+  /** Capture evidence of each session's latest frames (dropped with the session). */
+  private readonly samples = new WeakMap<LivenessSession, FrameSample[]>();
+  /** Capture evidence of each session's current neutral frame (what a turn or look is measured from). */
+  private readonly baselines = new WeakMap<LivenessSession, { at: number; sample: FrameSample }>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeps = 0;
 
@@ -85,7 +94,7 @@ export class LivenessService {
       ctx.storage,
     );
     this.measurer = new FaceMeasurer(faces);
-    this.settings = { turnDegrees: c.turn_degrees, lookDegrees: c.look_degrees };
+    this.settings = { turnDegrees: c.turn_degrees, lookDegrees: c.look_degrees, minActionMs: c.min_action_ms };
   }
 
   /** Starts the 1 s sweep that applies timeouts and TTL to sessions nobody is sending frames to. */
@@ -112,7 +121,11 @@ export class LivenessService {
   createSession(client: string, numChallenges?: number, timeoutSeconds?: number): { session_id: string; challenges: Challenge[] } {
     const c = this.ctx.config.liveness;
     const now = this.deps.clock();
-    const challenges = drawChallenges(numChallenges ?? c.num_challenges, timeoutSeconds ?? c.timeout_seconds, this.deps.random);
+    // The server sets the floor on strength: a client cannot ask for fewer challenges than
+    // min_challenges nor for more time per challenge than max_timeout_seconds.
+    const count = Math.max(numChallenges ?? c.num_challenges, c.min_challenges);
+    const timeout = Math.min(timeoutSeconds ?? c.timeout_seconds, c.max_timeout_seconds);
+    const challenges = drawChallenges(count, timeout, this.deps.random);
     this.limiter.admitSession(client, now);
     const session = this.store.create(challenges, now, client);
     return { session_id: session.id, challenges };
@@ -141,6 +154,7 @@ export class LivenessService {
       passed_challenges: s.passedChallenges,
       session_complete: s.isLive === true,
       is_live: s.isLive,
+      liveness_score: s.livenessScore,
       failure_reason: s.failure?.reason ?? null,
       frames_received: s.frames,
       created_at: iso(s.createdAt)!,
@@ -176,6 +190,15 @@ export class LivenessService {
       this.assertHeld(id);
       session.acceptFrame(arrivedAt);
       const judged = session.currentChallenge!.type;
+      const cfg = this.ctx.config.liveness;
+      const previous = session.lastArrival;
+      session.lastArrival = arrivedAt;
+      if (session.challengeFrames > cfg.max_frames_per_challenge) {
+        return this.failNow(session, 'frame_limit', arrivedAt);
+      }
+      if (previous !== null && arrivedAt - previous < cfg.min_frame_interval_ms) {
+        return this.rejectFrame(session, 'implausible_timing', arrivedAt);
+      }
       t0 = performance.now();
       const stage = emptyTimings();
       const detected = await detectFrameFaces(this.faces, img, stage);
@@ -197,6 +220,21 @@ export class LivenessService {
       const face = this.singleFace(session, faces);
       const failed = this.definitiveChecks(session, face, arrivedAt);
       if (failed) return failed;
+      if (face.liveness) session.passiveScores.push(face.liveness.score);
+      const kept = this.samples.get(session) ?? [];
+      const sample = sampleFrame(img, face.bbox, kept[0]?.stride);
+      const problem = captureProblem(sample, kept);
+      this.samples.set(session, [...kept.slice(1 - KEPT_SAMPLES), sample]);
+      if (problem === 'capture_discontinuity') {
+        // A camera does not change resolution mid-capture: that ends the session at once.
+        if (kept.at(-1)!.width !== sample.width || kept.at(-1)!.height !== sample.height) return this.failNow(session, problem, arrivedAt);
+        return this.rejectFrame(session, problem, arrivedAt);
+      }
+      if (problem === 'static_image') {
+        // Largely the same pixels as an earlier frame: nothing moved, so nothing is judged.
+        session.challengeStatic++;
+        return session.frameResult(judged, { passed: false, confidence: 0 });
+      }
       const { m, ms } = await measuring!;
       timings.measure = ms;
       timings.measure_model = m.modelMs;
@@ -204,7 +242,12 @@ export class LivenessService {
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
-      const j = session.judge(m.measures, this.settings, arrivedAt);
+      // A turn or look moves the whole face: its face region cannot be largely the same pixels
+      // as the neutral frame it is measured from (a photo warped inside its outline is).
+      const base = this.baselines.get(session);
+      const moved = !base || base.at !== session.baselineAt || identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline;
+      const j = session.judge(m.measures, this.settings, arrivedAt, moved);
+      if (session.baselineAt === arrivedAt) this.baselines.set(session, { at: arrivedAt, sample });
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
     });
@@ -240,6 +283,20 @@ export class LivenessService {
       }
     }
     if (session.state !== 'failed') return null;
+    this.ended(session, 'failed');
+    return session.frameResult(judged, { passed: false, confidence: 0 });
+  }
+
+  /** Counts a rejected frame (not judged); enough of them fail the session for that reason. */
+  private rejectFrame(session: LivenessSession, why: Rejection, now: number): FrameResult {
+    const judged = session.currentChallenge!.type;
+    if (session.reject(why, this.ctx.config.liveness.max_rejected_frames)) return this.failNow(session, why, now);
+    return session.frameResult(judged, { passed: false, confidence: 0 });
+  }
+
+  private failNow(session: LivenessSession, reason: FailureReason, now: number): FrameResult {
+    const judged = session.currentChallenge!.type;
+    session.fail({ reason, challenge: judged, score: null }, now);
     this.ended(session, 'failed');
     return session.frameResult(judged, { passed: false, confidence: 0 });
   }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { CHALLENGE_TYPES } from './challenges.js';
+import { FAILURE_REASONS } from './session.js';
 
 /** Bounds of the per-session overrides (the config section has the same ones). */
 export const TIMEOUT_BOUNDS = { minimum: 0.5, maximum: 60 } as const;
@@ -41,7 +42,7 @@ export const FrameResultSchema = Type.Object(
     session_id: Type.String(),
     challenge_type: Type.Union([ChallengeTypeSchema, Type.Null()], { description: 'The challenge this frame was judged against' }),
     passed: Type.Boolean({ description: 'Whether this frame completed that challenge' }),
-    confidence: Type.Number({ minimum: 0, maximum: 1, description: '0 at the neutral baseline, 0.5 at the pass threshold, 1 at a full action; >= 0.5 exactly when passed' }),
+    confidence: Type.Number({ minimum: 0, maximum: 1, description: 'Coarse on purpose: 1 when this frame completed the challenge, 0 otherwise (a graded score would be a gradient to climb)' }),
     challenges_remaining: Type.Integer({ minimum: 0 }),
     session_complete: Type.Boolean({ description: 'True when every challenge has passed (state completed)' }),
     is_live: Type.Union([Type.Boolean(), Type.Null()], { description: 'null while the session runs; true when completed, false when failed' }),
@@ -60,10 +61,12 @@ export const SessionInfoSchema = Type.Object(
     passed_challenges: Type.Array(ChallengeTypeSchema),
     session_complete: Type.Boolean(),
     is_live: Type.Union([Type.Boolean(), Type.Null()]),
-    failure_reason: Type.Union(
-      [Type.Literal('challenge_timeout'), Type.Literal('spoof_detected'), Type.Literal('face_changed'), Type.Null()],
-      { description: 'Why a failed session failed' },
-    ),
+    liveness_score: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'null while the session runs; 0 when it failed or expired; when completed, the mean passive-liveness score of its frames in steps of 0.1 (docs/liveness.md)',
+    }),
+    failure_reason: Type.Union([...FAILURE_REASONS.map((r) => Type.Literal(r)), Type.Null()], {
+      description: 'Which check failed the session (docs/liveness.md lists them); null unless failed',
+    }),
     frames_received: Type.Integer({ minimum: 0, description: 'Frames accepted for judging' }),
     created_at: Type.String({ format: 'date-time' }),
     expires_at: Type.String({ format: 'date-time', description: 'created_at + liveness.session_ttl: the session is expired from then on, whatever its state' }),

@@ -5,8 +5,23 @@ import { judgeFrame, newProgress, seedBaseline, type ChallengeProgress, type Fac
 /** The spec's five session states. */
 export type SessionState = 'pending' | 'in_progress' | 'completed' | 'failed' | 'expired';
 
-/** Why a session failed definitively (events and GET carry it). */
-export type FailureReason = 'challenge_timeout' | 'spoof_detected' | 'face_changed';
+/**
+ * Why a session failed definitively (events and GET carry it; docs/liveness.md explains each).
+ * They name the check, never its threshold.
+ */
+export const FAILURE_REASONS = [
+  'challenge_timeout',
+  'spoof_detected',
+  'face_changed',
+  'static_image',
+  'capture_discontinuity',
+  'implausible_timing',
+  'frame_limit',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+/** Frame checks whose failures are counted (liveness.max_rejected_frames) rather than ending the session at once. */
+export type Rejection = 'capture_discontinuity' | 'implausible_timing';
 
 /** The spec's liveness frame result, exactly these fields. */
 export interface FrameResult {
@@ -57,6 +72,15 @@ export class LivenessSession {
   frames = 0;
   /** Embedding of the first frame's face: every later face must stay the same person. */
   reference: Float32Array | null = null;
+  /** Arrival of the latest accepted frame (timing check). */
+  lastArrival: number | null = null;
+  /** Frames rejected by the capture checks, by reason. */
+  rejected = new Map<Rejection, number>();
+  /** Frames judged against the current challenge, and how many of them were still images. */
+  challengeFrames = 0;
+  challengeStatic = 0;
+  /** Passive-liveness scores of every frame (fused into liveness_score). */
+  passiveScores: number[] = [];
   private progress: ChallengeProgress = newProgress();
 
   constructor(
@@ -99,7 +123,9 @@ export class LivenessSession {
     if (this.state === 'expired') return null;
     const deadline = this.deadline();
     if (deadline !== null && now >= deadline && deadline < this.expiresAt) {
-      this.fail({ reason: 'challenge_timeout', challenge: this.currentChallenge?.type ?? null, score: null }, deadline);
+      // A challenge whose frames were mostly still images timed out because it was shown a photo.
+      const reason = this.challengeStatic > 0 && this.challengeStatic * 2 >= this.challengeFrames ? 'static_image' : 'challenge_timeout';
+      this.fail({ reason, challenge: this.currentChallenge?.type ?? null, score: null }, deadline);
       if (now < this.expiresAt) return 'failed';
       this.expire();
       return 'failed';
@@ -125,6 +151,7 @@ export class LivenessSession {
   acceptFrame(now: number): void {
     this.assertActive();
     this.frames++;
+    this.challengeFrames++;
     if (this.state === 'pending') {
       this.state = 'in_progress';
       this.challengeStartedAt = now;
@@ -150,17 +177,19 @@ export class LivenessSession {
    * next challenge (its timer starting at this frame's arrival) or completes the session; the
    * passing frame is also offered as the next challenge's neutral baseline.
    */
-  judge(measures: FaceMeasures, settings: RuleSettings, now: number): Judgement {
+  judge(measures: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
     const challenge = this.currentChallenge;
     if (this.state !== 'in_progress' || !challenge) return { passed: false, confidence: 0 };
-    const j = judgeFrame(challenge.type, this.progress, measures, settings);
+    const j = judgeFrame(challenge.type, this.progress, measures, settings, now, moved);
     if (!j.passed) return j;
     this.current++;
     this.progress = newProgress();
+    this.challengeFrames = 0;
+    this.challengeStatic = 0;
     const next = this.currentChallenge;
     if (next) {
       this.challengeStartedAt = now;
-      seedBaseline(next.type, this.progress, measures);
+      seedBaseline(next.type, this.progress, measures, now);
     } else {
       this.state = 'completed';
       this.isLive = true;
@@ -168,6 +197,32 @@ export class LivenessSession {
       this.challengeStartedAt = null;
     }
     return j;
+  }
+
+  /** Arrival time of the current challenge's neutral frame, or null before one is seen. */
+  get baselineAt(): number | null {
+    return this.progress.baseline ? this.progress.baselineAt : null;
+  }
+
+  /** Counts a rejected frame; true when that reaches `max` (the caller fails the session). */
+  reject(why: Rejection, max: number): boolean {
+    this.rejected.set(why, (this.rejected.get(why) ?? 0) + 1);
+    let total = 0;
+    for (const n of this.rejected.values()) total += n;
+    return total >= max;
+  }
+
+  /**
+   * The documented, coarse session score: null while the session runs, 0 when it failed or
+   * expired, and for a completed session the mean passive-liveness score of its frames in
+   * steps of 0.1 (1 when passive liveness is off).
+   */
+  get livenessScore(): number | null {
+    if (this.state === 'completed') {
+      const n = this.passiveScores.length;
+      return n === 0 ? 1 : Math.round((10 * this.passiveScores.reduce((a, b) => a + b, 0)) / n) / 10;
+    }
+    return this.ended ? 0 : null;
   }
 
   /** The frame result after judging `judged` (the challenge the frame was judged against). */

@@ -15,7 +15,8 @@ interface FrameResult {
   session_complete: boolean;
   is_live: boolean | null;
   state: string;
-  liveness_score?: number;
+  /** Only GET /liveness/sessions/{id} carries these two; the page copies them in at the end. */
+  liveness_score?: number | null;
   failure_reason?: string | null;
 }
 
@@ -25,6 +26,7 @@ interface SessionInfo {
   challenges_remaining: number;
   session_complete: boolean;
   is_live: boolean | null;
+  liveness_score?: number | null;
   failure_reason: string | null;
 }
 
@@ -114,6 +116,7 @@ export function Liveness() {
           is_live: info.is_live,
           session_complete: info.session_complete,
           challenges_remaining: info.challenges_remaining,
+          liveness_score: info.liveness_score,
           failure_reason: info.failure_reason,
         }));
         if (ENDED.has(info.state)) setError(null);
@@ -173,7 +176,7 @@ export function Liveness() {
                 : `Verdict: not live (${last.state}${last.failure_reason ? `: ${last.failure_reason}` : ''}).`
               : `In progress: ${last.challenges_remaining} challenge(s) left.`}{' '}
             <span class="muted">
-              {frames} frames{last.liveness_score !== undefined ? `, liveness score ${last.liveness_score.toFixed(2)}` : ''}
+              {frames} frames{typeof last.liveness_score === 'number' ? `, liveness score ${last.liveness_score.toFixed(1)}` : ''}
             </span>
           </p>
         )}
