@@ -154,6 +154,17 @@ export class CameraCounting {
     return events;
   }
 
+  /**
+   * The stream ended (a file played to its end): every track still alive is gone for
+   * good, so people inside a zone exit (how 'lost') and no line keeps a side for them.
+   */
+  endOfStream(width: number, height: number): CountEvent[] {
+    const ids = new Set<number>();
+    for (const e of this.entries.values()) for (const id of e.zone?.trackIds() ?? []) ids.add(id);
+    for (const e of this.entries.values()) for (const id of e.line?.trackIds() ?? []) ids.add(id);
+    return this.process([], [...ids], width, height);
+  }
+
   private build(e: Entry): void {
     const { width, height } = this.size;
     const px = (p: readonly [number, number]): Pt => [p[0] * width, p[1] * height];

@@ -39,6 +39,10 @@ export class LineCounter {
     this.sides.delete(trackId);
   }
 
+  trackIds(): number[] {
+    return [...this.sides.keys()];
+  }
+
   get trackedCount(): number {
     return this.sides.size;
   }

@@ -35,6 +35,10 @@ export class ZoneCounter {
     return was ? { kind: 'exited', how: 'lost' } : null;
   }
 
+  trackIds(): number[] {
+    return [...this.inside.keys()];
+  }
+
   get occupancy(): number {
     let n = 0;
     for (const v of this.inside.values()) if (v) n++;
