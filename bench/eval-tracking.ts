@@ -46,6 +46,10 @@ const { values: opts } = parseArgs({
     high: { type: 'string', default: '0.5' },
     buffer: { type: 'string', default: '30' },
     verbose: { type: 'boolean', default: false },
+    // Counting's track memory (src/modules/video/counting/track-memory.ts); --reach 0 and --height-frames 1: the plain bottom-centre, no re-association.
+    reach: { type: 'string' },
+    'height-frames': { type: 'string' },
+    reassociate: { type: 'string' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -67,7 +71,11 @@ const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
 function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {
   const tracker = new ByteTracker(defaultTrackerSettings(Number(opts.high), Number(opts.buffer)));
-  const counting = new CameraCounting();
+  const counting = new CameraCounting({
+    ...(opts.reach ? { reassociateReach: Number(opts.reach) } : {}),
+    ...(opts['height-frames'] ? { heightFrames: Number(opts['height-frames']) } : {}),
+    reassociateFrames: opts.reassociate ? Number(opts.reassociate) : Number(opts.buffer),
+  });
   for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));
   for (const z of zones) counting.setRule(makeZone({ rule_id: z.name, points: z.points }));
   const hyp: MotBox[] = [];
@@ -80,7 +88,7 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
     const s = frameW / f.width;
     for (const t of tracks) hyp.push({ frame: i + 1, id: t.trackId, x: t.x1 * s, y: t.y1 * s, w: (t.x2 - t.x1) * s, h: (t.y2 - t.y1) * s });
   });
-  counting.endOfStream(last.width, last.height);
+  counting.endOfStream();
   const lineCounts = Object.fromEntries(lines.map((l) => [l.name, counting.countsOf(l.name) as LineCounts]));
   const zoneCounts = Object.fromEntries(zones.map((z) => [z.name, counting.countsOf(z.name) as { entered: number; exited: number }]));
   return { lineCounts, zoneCounts, hyp };
@@ -88,7 +96,7 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
 
 console.log(machineLine());
 console.log(`seed ${seed} (--seed ${seed} replays) | ${nLines} random lines + ${nZones} random zones per scene | ${opts.wide ? 'scenes placed in 1920x1080' : 'scenes as recorded'} | every ${step === 1 ? '' : `${step}th `}frame`);
-console.log(`detector ${PERSON_MODEL} ${detector.inputSize}x${detector.inputSize}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames`);
+console.log(`detector ${PERSON_MODEL} ${detector.inputSize}x${detector.inputSize}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}`);
 console.log('');
 const rows: string[] = [];
 const motRows: string[] = [];

@@ -227,7 +227,8 @@ export class CameraManager {
   private launch(stored: StoredCamera, source: CameraSource): Camera {
     const id = stored.camera_id;
     const log = this.d.log.child({ camera_id: id });
-    const counting = new CameraCounting();
+    // Counting remembers a lost track as long as the tracker does.
+    const counting = new CameraCounting({ reassociateFrames: this.d.config.person.track_buffer_frames });
     for (const { rule, counts } of this.d.store.rules(id)) counting.setRule(rule, counts);
     const processed = new RateMeter();
     const pipeline = new CameraPipeline({
@@ -247,15 +248,34 @@ export class CameraManager {
     for (const rule of counting.rules()) this.publishCounts(id, counting, rule.rule_id);
     const stream: CameraStream = new CameraStream(source, this.settings(stored.loop), log, {
       onFrame: (frame: Frame) => pipeline.onFrame(frame),
-      onStatus: (status, reason) => this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError),
+      onStatus: (status, reason) => {
+        this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError);
+        if (status === 'ended' && !ended) void this.onEnded(camera);
+      },
       onGiveUp: (reason) => {
         this.d.bus.emit('system_error', 'video', { module: 'video', message: `camera ${id}: ${reason}`, camera_id: id }, id);
       },
     });
     const camera: Camera = { stored, source, stream, counting, pipeline, processed };
     this.cameras.set(id, camera);
-    stream.start();
+    // A file that had played to its end before a restart is not replayed: its people were counted.
+    const ended = stored.ended_at !== undefined && source.kind === 'file' && !stored.loop;
+    if (ended) stream.restoreEnded(`end of file after ${stored.ended_frames ?? 0} frames (at ${stored.ended_at}); not replayed after a restart`);
+    else stream.start();
     return camera;
+  }
+
+  /** A file source played out: count the end of every live track, and remember it ended. */
+  private async onEnded(camera: Camera): Promise<void> {
+    const id = camera.stored.camera_id;
+    try {
+      await camera.pipeline.endOfStream();
+      if (this.cameras.get(id) !== camera) return;
+      camera.stored = { ...camera.stored, ended_at: new Date().toISOString(), ended_frames: camera.stream.frameCount };
+      await this.d.store.putCamera(camera.stored);
+    } catch (err) {
+      this.d.log.error({ camera_id: id, err: (err as Error).message }, 'could not record the end of a file source');
+    }
   }
 
   private publishCounts(cameraId: string, counting: CameraCounting, ruleId: string): void {
@@ -285,15 +305,21 @@ export class CameraManager {
     };
   }
 
-  /** For health: how many cameras run, and which do not and why. */
-  summary(): { total: number; running: number; problems: string[] } {
+  /**
+   * For health: how many cameras run, which do not and why, and how many are down: a
+   * camera `failed` (gave up after too many restarts) or `restarting` (its stream broke)
+   * is down; starting, running and ended (a file played out) cameras are not.
+   */
+  summary(): { total: number; running: number; down: number; problems: string[] } {
     const problems: string[] = [];
     let running = 0;
+    let down = 0;
     for (const c of this.cameras.values()) {
       if (c.stream.isRunning) running++;
       else if (c.stream.status !== 'ended') problems.push(`${c.stored.camera_id}: ${c.stream.status}${c.stream.lastError ? ` (${c.stream.lastError})` : ''}`);
+      if (c.stream.status === 'failed' || c.stream.status === 'restarting') down++;
     }
-    return { total: this.cameras.size, running, problems };
+    return { total: this.cameras.size, running, down, problems };
   }
 }
 

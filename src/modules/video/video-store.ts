@@ -9,6 +9,9 @@ export interface StoredCamera {
   source: string;
   loop: boolean;
   created_at: string;
+  /** Set when a file source (without loop) played to its end: it is not replayed after a restart. */
+  ended_at?: string;
+  ended_frames?: number;
 }
 
 export type StoredCounts = { in: number; out: number } | { entered: number; exited: number };

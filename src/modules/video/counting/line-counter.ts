@@ -39,6 +39,14 @@ export class LineCounter {
     this.sides.delete(trackId);
   }
 
+  /** A new track continues a lost one: it takes over the lost one's state. */
+  rename(from: number, to: number): void {
+    const st = this.sides.get(from);
+    if (st === undefined) return;
+    this.sides.delete(from);
+    this.sides.set(to, st);
+  }
+
   trackIds(): number[] {
     return [...this.sides.keys()];
   }

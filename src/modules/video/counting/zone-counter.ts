@@ -35,6 +35,14 @@ export class ZoneCounter {
     return was ? { kind: 'exited', how: 'lost' } : null;
   }
 
+  /** A new track continues a lost one: it takes over the lost one's state. */
+  rename(from: number, to: number): void {
+    const st = this.inside.get(from);
+    if (st === undefined) return;
+    this.inside.delete(from);
+    this.inside.set(to, st);
+  }
+
   trackIds(): number[] {
     return [...this.inside.keys()];
   }

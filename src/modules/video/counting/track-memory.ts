@@ -1,0 +1,112 @@
+import type { TrackedPerson } from '../../person/bytetrack.js';
+import type { Pt } from './geometry.js';
+
+export interface TrackMemorySettings {
+  /** A new track may continue one lost at most this many processed frames ago. */
+  reassociateFrames: number;
+  /** ... whose last point lies within this many of its box heights of the new track's. */
+  reassociateReach: number;
+  /** The standing height of a person is the tallest box of their last this many frames. */
+  heightFrames: number;
+}
+
+export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 0, heightFrames: 1 };
+
+interface Memory {
+  at: Pt;
+  heights: number[];
+  frame: number;
+}
+
+/**
+ * What counting remembers of each track beyond the tracker:
+ *
+ * - Where a person stands. The box's bottom edge is where the feet are only while the
+ *   legs are visible; when someone in front hides them the detector's box shrinks from
+ *   below and its bottom rises, which looked like walking back over a floor line. So the
+ *   point is the box's top plus the person's standing height (the tallest box of the
+ *   last few frames): hidden legs, or feet cut off by the frame's lower edge, leave it
+ *   where it was.
+ * - Which lost track a new id continues. When the tracker loses a person (occlusion, a
+ *   missed detection run) and later starts a new id for them, the new id inherits the
+ *   old one's side of every line and zone if it appears close to where the old one was
+ *   last seen, shortly after: a person who crossed while unseen counts once, and a
+ *   person re-acquired on the same side counts nothing.
+ */
+export class TrackMemory {
+  private readonly mem = new Map<number, Memory>();
+  private frame = 0;
+
+  constructor(private readonly s: TrackMemorySettings = DEFAULT_TRACK_MEMORY) {}
+
+  /**
+   * Feeds one frame's tracks; returns their points and the [lost id, new id] pairs of
+   * tracks that continue lost ones (the caller moves its per-track state).
+   */
+  update(tracks: readonly TrackedPerson[]): { points: Map<number, Pt>; continued: [number, number][] } {
+    this.frame++;
+    const current = new Set(tracks.map((t) => t.trackId));
+    const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
+    const continued: [number, number][] = [];
+    if (fresh.length > 0) {
+      const pairs: { lost: number; t: TrackedPerson; d: number }[] = [];
+      for (const t of fresh) {
+        const p = this.standingPoint(t, [t.y2 - t.y1]);
+        for (const [id, m] of this.mem) {
+          if (current.has(id) || this.frame - m.frame > this.s.reassociateFrames) continue;
+          const h = Math.max(t.y2 - t.y1, ...m.heights);
+          const d = Math.hypot(p[0] - m.at[0], p[1] - m.at[1]);
+          if (d <= this.s.reassociateReach * h) pairs.push({ lost: id, t, d });
+        }
+      }
+      pairs.sort((a, b) => a.d - b.d);
+      const usedLost = new Set<number>();
+      const usedNew = new Set<number>();
+      for (const p of pairs) {
+        if (usedLost.has(p.lost) || usedNew.has(p.t.trackId)) continue;
+        usedLost.add(p.lost);
+        usedNew.add(p.t.trackId);
+        const m = this.mem.get(p.lost)!;
+        this.mem.delete(p.lost);
+        this.mem.set(p.t.trackId, m);
+        continued.push([p.lost, p.t.trackId]);
+      }
+    }
+    const points = new Map<number, Pt>();
+    for (const t of tracks) {
+      const m = this.mem.get(t.trackId) ?? { at: [0, 0] as Pt, heights: [], frame: 0 };
+      m.heights.push(t.y2 - t.y1);
+      if (m.heights.length > this.s.heightFrames) m.heights.shift();
+      m.at = this.standingPoint(t, m.heights);
+      m.frame = this.frame;
+      this.mem.set(t.trackId, m);
+      points.set(t.trackId, m.at);
+    }
+    return { points, continued };
+  }
+
+  /** Ids not seen for longer than a lost track may be continued: the caller forgets them. */
+  expire(): number[] {
+    const gone: number[] = [];
+    for (const [id, m] of this.mem) {
+      if (this.frame - m.frame > this.s.reassociateFrames) {
+        this.mem.delete(id);
+        gone.push(id);
+      }
+    }
+    return gone;
+  }
+
+  /** Every id remembered (end of stream). */
+  ids(): number[] {
+    return [...this.mem.keys()];
+  }
+
+  clear(): void {
+    this.mem.clear();
+  }
+
+  private standingPoint(t: TrackedPerson, heights: readonly number[]): Pt {
+    return [(t.x1 + t.x2) / 2, t.y1 + Math.max(...heights)];
+  }
+}
