@@ -79,12 +79,10 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
   for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));
   for (const z of zones) counting.setRule(makeZone({ rule_id: z.name, points: z.points }));
   const hyp: MotBox[] = [];
-  let last = { width: 1, height: 1 };
   frames.forEach((f, i) => {
     if (i % step !== 0) return;
     const { tracks, removed } = tracker.update(f.dets);
     counting.process(tracks, removed, f.width, f.height);
-    last = f;
     const s = frameW / f.width;
     for (const t of tracks) hyp.push({ frame: i + 1, id: t.trackId, x: t.x1 * s, y: t.y1 * s, w: (t.x2 - t.x1) * s, h: (t.y2 - t.y1) * s });
   });

@@ -14,6 +14,7 @@ import { RateMeter, type Frame } from './frame-ring.js';
 import type { VideoStore, StoredCamera } from './video-store.js';
 import { CameraPipeline, type FrameConsumer } from './camera-pipeline.js';
 import { VideoMqttState } from './counts-mqtt.js';
+import { BASE_BUCKET_MS, BUCKETS, bucketStart, type BucketName } from './count-history.js';
 
 /** The Camera object of the spec plus documented extras. */
 export interface CameraView {
@@ -67,6 +68,7 @@ export class CameraManager {
   ffmpegError: string | null = null;
   readonly consumers: FrameConsumer[];
   private readonly mqtt: VideoMqttState;
+  private bucketTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: ManagerDeps) {
     this.consumers = d.consumers ?? [];
@@ -84,9 +86,56 @@ export class CameraManager {
         this.d.log.error({ camera_id: stored.camera_id, err: (err as Error).message }, 'stored camera could not be restored');
       }
     }
+    await this.pruneHistory(Date.now());
+    this.scheduleBucketClose();
+  }
+
+  // ---- count history ----
+
+  /** Time-bucketed counts of a camera (counts/history). */
+  history(cameraId: string, from: number, to: number, bucket: BucketName, limit: number, ruleId?: string) {
+    const camera = this.require(cameraId);
+    if (ruleId && !camera.counting.has(ruleId)) throw new NotFoundError('RULE_NOT_FOUND', `camera ${cameraId} has no rule ${ruleId}`, { rule_id: ruleId });
+    return this.d.store.history.query(cameraId, from, to, BUCKETS[bucket], limit, ruleId);
+  }
+
+  private scheduleBucketClose(): void {
+    const now = Date.now();
+    const closes = bucketStart(now) + BASE_BUCKET_MS;
+    // A little past the boundary, so that the clock has surely moved into the next bucket.
+    this.bucketTimer = setTimeout(() => {
+      this.closeBuckets(closes - BASE_BUCKET_MS, Date.now()).catch((err: unknown) => this.d.log.error({ err }, 'closing count buckets failed'));
+      this.scheduleBucketClose();
+    }, closes - now + 250);
+    this.bucketTimer.unref();
+  }
+
+  /**
+   * The bucket that started at `startMs` is over: each rule's counts in it go out as
+   * retained MQTT state (zeros included: a quiet quarter hour is news too); a zone with
+   * people inside starts the next bucket with them as its peak; old buckets go.
+   */
+  async closeBuckets(startMs: number, now: number): Promise<void> {
+    for (const c of this.cameras.values()) {
+      const id = c.stored.camera_id;
+      for (const rule of c.counting.rules()) {
+        this.mqtt.bucket(id, rule, startMs, startMs + BASE_BUCKET_MS, this.d.store.history.get(id, rule, startMs));
+        const occ = rule.type === 'zone' ? ((c.counting.countsOf(rule.rule_id) as ZoneCounts).occupancy ?? 0) : 0;
+        if (occ > 0) await this.d.store.history.add(id, rule, null, occ, now);
+      }
+    }
+    await this.pruneHistory(now);
+  }
+
+  private async pruneHistory(now: number): Promise<void> {
+    const cutoff = now - this.d.config.video.count_history_days * 86_400_000;
+    const n = await this.d.store.history.prune([...this.cameras.keys()], cutoff);
+    if (n > 0) this.d.log.info({ buckets: n }, 'count history past its retention deleted');
   }
 
   async stop(): Promise<void> {
+    if (this.bucketTimer) clearTimeout(this.bucketTimer);
+    this.bucketTimer = null;
     await Promise.all([...this.cameras.values()].map((c) => this.halt(c)));
     this.cameras.clear();
   }
@@ -239,9 +288,13 @@ export class CameraManager {
       counting,
       processed,
       consumers: this.consumers,
-      persistCounts: (ruleId) => {
+      persistCounts: (ev) => {
+        const ruleId = ev.rule.rule_id;
         const counts = counting.storedCounts(ruleId);
         if (counts) this.d.store.putCounts(id, ruleId, counts).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist counts'));
+        const what = ev.type === 'line_crossed' ? ev.data.direction : ev.type === 'person_entered' ? 'entered' : 'exited';
+        const occupancy = ev.type === 'line_crossed' ? 0 : ev.data.counts.occupancy;
+        this.d.store.history.add(id, ev.rule, what, occupancy, Date.now()).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist count history'));
         this.publishCounts(id, counting, ruleId);
       },
     });

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../core/event-bus.js';
 import type { TrackedPerson } from '../person/bytetrack.js';
 import type { PersonService } from '../person/person-service.js';
-import type { CameraCounting } from './counting/camera-counting.js';
+import type { CameraCounting, CountEvent } from './counting/camera-counting.js';
 import type { Frame, RateMeter } from './frame-ring.js';
 
 /**
@@ -24,7 +24,8 @@ export interface PipelineDeps {
   counting: CameraCounting;
   processed: RateMeter;
   consumers: readonly FrameConsumer[];
-  persistCounts: (ruleId: string) => void;
+  /** Stores (totals and history) and publishes what one count changed. */
+  persistCounts: (ev: CountEvent) => void;
 }
 
 const ERROR_EVERY_MS = 60_000;
@@ -74,10 +75,10 @@ export class CameraPipeline {
     this.d.person.release(this.d.cameraId);
   }
 
-  private publish(events: ReturnType<CameraCounting['process']>): void {
+  private publish(events: CountEvent[]): void {
     for (const ev of events) {
       this.d.bus.emit(ev.type, 'video', ev.data, this.d.cameraId);
-      this.d.persistCounts(ev.rule.rule_id);
+      this.d.persistCounts(ev);
     }
   }
 
