@@ -52,7 +52,26 @@ export function placeScene(ffmpeg: string, testdata: string, s: Scene, wide: boo
   return { file, frameW: WIDE.width, frameH: WIDE.height, ox, oy };
 }
 
-/** Ground-truth boxes moved into the delivered frame. */
-export function placeBoxes(boxes: MotBox[], p: Placement): MotBox[] {
-  return p.ox === 0 && p.oy === 0 ? boxes : boxes.map((b) => ({ ...b, x: b.x + p.ox, y: b.y + p.oy }));
+/**
+ * Ground-truth boxes moved into the delivered frame. With `clip` (the default rule),
+ * cut to the part of the scene the camera sees first: the annotators drew whole people
+ * also where they stand partly outside the picture, and a point no camera can see
+ * (the feet of someone half out of frame) is not what a counter can be asked to count.
+ */
+export function placeBoxes(boxes: MotBox[], p: Placement, scene: { width: number; height: number }, clip = true): MotBox[] {
+  const out: MotBox[] = [];
+  for (const b of boxes) {
+    let { x, y, w, h } = b;
+    if (clip) {
+      const x2 = Math.min(scene.width, x + w);
+      const y2 = Math.min(scene.height, y + h);
+      x = Math.max(0, x);
+      y = Math.max(0, y);
+      w = x2 - x;
+      h = y2 - y;
+      if (w <= 1 || h <= 1) continue;
+    }
+    out.push({ ...b, x: x + p.ox, y: y + p.oy, w, h });
+  }
+  return out;
 }

@@ -113,14 +113,14 @@ export class CameraCounting {
       this.size = { width, height };
       for (const e of this.entries.values()) this.build(e);
     }
-    const { points, continued } = this.memory.update(tracks);
+    const { points, bands, continued } = this.memory.update(tracks);
     for (const e of this.entries.values()) {
       for (const [from, to] of continued) {
         e.line?.rename(from, to);
         e.zone?.rename(from, to);
       }
     }
-    return this.apply(tracks, points, this.memory.expire());
+    return this.apply(tracks, points, bands, this.memory.expire());
   }
 
   /**
@@ -131,16 +131,16 @@ export class CameraCounting {
     const ids = new Set<number>(this.memory.ids());
     for (const e of this.entries.values()) for (const id of [...(e.zone?.trackIds() ?? []), ...(e.line?.trackIds() ?? [])]) ids.add(id);
     this.memory.clear();
-    return this.apply([], new Map(), [...ids]);
+    return this.apply([], new Map(), new Map(), [...ids]);
   }
 
-  private apply(tracks: readonly TrackedPerson[], points: Map<number, Pt>, gone: readonly number[]): CountEvent[] {
+  private apply(tracks: readonly TrackedPerson[], points: Map<number, Pt>, bands: Map<number, number>, gone: readonly number[]): CountEvent[] {
     const events: CountEvent[] = [];
     for (const e of this.entries.values()) {
       if (e.line) {
         const rule = e.rule as LineRule;
         for (const t of tracks) {
-          const dir = e.line.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t));
+          const dir = e.line.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), bands.get(t.trackId));
           if (!dir) continue;
           e.counts[dir]++;
           events.push({
@@ -175,7 +175,7 @@ export class CameraCounting {
           });
         };
         for (const t of tracks) {
-          const tr = zone.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t));
+          const tr = zone.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), bands.get(t.trackId));
           if (tr) emit(t.trackId, tr);
         }
         for (const id of gone) {

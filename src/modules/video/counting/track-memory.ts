@@ -8,12 +8,17 @@ export interface TrackMemorySettings {
   reassociateReach: number;
   /** The standing height of a person is the tallest box of their last this many frames. */
   heightFrames: number;
+  /** Dead band around lines and zone edges for a person, as a fraction of their box height (at least the rule's own band). */
+  personBand: number;
+  /** A person's point is the mean of their last this many standing points (1: this frame's). */
+  smoothFrames: number;
 }
 
-export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 0, heightFrames: 1 };
+export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 0, heightFrames: 1, personBand: 0, smoothFrames: 3 };
 
 interface Memory {
   at: Pt;
+  recent: Pt[];
   heights: number[];
   frame: number;
 }
@@ -43,7 +48,7 @@ export class TrackMemory {
    * Feeds one frame's tracks; returns their points and the [lost id, new id] pairs of
    * tracks that continue lost ones (the caller moves its per-track state).
    */
-  update(tracks: readonly TrackedPerson[]): { points: Map<number, Pt>; continued: [number, number][] } {
+  update(tracks: readonly TrackedPerson[]): { points: Map<number, Pt>; bands: Map<number, number>; continued: [number, number][] } {
     this.frame++;
     const current = new Set(tracks.map((t) => t.trackId));
     const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
@@ -73,16 +78,20 @@ export class TrackMemory {
       }
     }
     const points = new Map<number, Pt>();
+    const bands = new Map<number, number>();
     for (const t of tracks) {
-      const m = this.mem.get(t.trackId) ?? { at: [0, 0] as Pt, heights: [], frame: 0 };
+      const m = this.mem.get(t.trackId) ?? { at: [0, 0] as Pt, recent: [], heights: [], frame: 0 };
       m.heights.push(t.y2 - t.y1);
       if (m.heights.length > this.s.heightFrames) m.heights.shift();
-      m.at = this.standingPoint(t, m.heights);
+      m.recent.push(this.standingPoint(t, m.heights));
+      if (m.recent.length > this.s.smoothFrames) m.recent.shift();
+      m.at = [m.recent.reduce((a, p) => a + p[0], 0) / m.recent.length, m.recent.reduce((a, p) => a + p[1], 0) / m.recent.length];
       m.frame = this.frame;
       this.mem.set(t.trackId, m);
       points.set(t.trackId, m.at);
+      bands.set(t.trackId, this.s.personBand * Math.max(...m.heights));
     }
-    return { points, continued };
+    return { points, bands, continued };
   }
 
   /** Ids not seen for longer than a lost track may be continued: the caller forgets them. */

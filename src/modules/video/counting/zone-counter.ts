@@ -18,8 +18,8 @@ export class ZoneCounter {
     private readonly margin: number,
   ) {}
 
-  observe(trackId: number, anchor: Pt): ZoneTransition | null {
-    if (distanceToEdges(anchor, this.poly) <= this.margin) return null;
+  observe(trackId: number, anchor: Pt, personBand = 0): ZoneTransition | null {
+    if (distanceToEdges(anchor, this.poly) <= Math.max(this.margin, personBand)) return null;
     const now = insidePolygon(anchor, this.poly);
     const prev = this.inside.get(trackId);
     this.inside.set(trackId, now);
