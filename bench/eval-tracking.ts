@@ -12,6 +12,7 @@
  *
  * --amodal: count the truth on the boxes as annotated, also where they reach outside the picture.
  * --wide: the scenes placed into a 1920x1080 frame (small people, bench/lib/scenes.ts).
+ * --tiles N: frames delivered N times the detector input, detected as N x N tiles (bench/lib/detection-cache.ts).
  * --step N: the tracker sees every Nth frame (a camera processed below its source rate).
  * Detections are cached per frame under bench/out/cache (deterministic; see detection-cache.ts).
  */
@@ -54,6 +55,7 @@ const { values: opts } = parseArgs({
     band: { type: 'string' },
     smooth: { type: 'string' },
     amodal: { type: 'boolean', default: false },
+    tiles: { type: 'string', default: '1' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -100,7 +102,7 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
 
 console.log(machineLine());
 console.log(`seed ${seed} (--seed ${seed} replays) | ${nLines} random lines + ${nZones} random zones per scene | ${opts.wide ? 'scenes placed in 1920x1080' : 'scenes as recorded'} | every ${step === 1 ? '' : `${step}th `}frame`);
-console.log(`detector ${PERSON_MODEL} ${detector.inputSize}x${detector.inputSize}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`);
+console.log(`detector ${PERSON_MODEL} ${detector.inputSize}x${detector.inputSize}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`);
 console.log('');
 const rows: string[] = [];
 const motRows: string[] = [];
@@ -111,7 +113,7 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const rand = seededRandom(seed ^ hash(scene.name));
   const lines = randomLines(rand, nLines, region);
   const zones = randomZones(rand, nZones, region);
-  const { frames, msPerFrame } = await detectAll(ff, detector, join(root, 'models', `${PERSON_MODEL}_416.onnx`), place.file, CACHE, LOW_SCORE);
+  const { frames, msPerFrame } = await detectAll(ff, detector, join(root, 'models', `${PERSON_MODEL}_416.onnx`), place.file, CACHE, LOW_SCORE, Number(opts.tiles));
   const gt = readMot(join(TESTDATA, scene.gt));
   // Counting truth: boxes cut to the picture (bench/lib/scenes.ts); MOT scoring: the boxes as annotated.
   const gtBoxes = placeBoxes(gt.boxes, place, scene, !opts.amodal);
