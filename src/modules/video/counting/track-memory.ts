@@ -14,10 +14,12 @@ export interface TrackMemorySettings {
   smoothFrames: number;
 }
 
-export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 0, heightFrames: 1, personBand: 0, smoothFrames: 3 };
+export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 0.5, heightFrames: 1, personBand: 0, smoothFrames: 3 };
 
 interface Memory {
   at: Pt;
+  /** Mean motion of the point per processed frame (recent frames weigh more). */
+  vel: Pt;
   recent: Pt[];
   heights: number[];
   frame: number;
@@ -53,39 +55,50 @@ export class TrackMemory {
     const current = new Set(tracks.map((t) => t.trackId));
     const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
     const continued: [number, number][] = [];
-    if (fresh.length > 0) {
-      const pairs: { lost: number; t: TrackedPerson; d: number }[] = [];
-      for (const t of fresh) {
-        const p = this.standingPoint(t, [t.y2 - t.y1]);
-        for (const [id, m] of this.mem) {
-          if (current.has(id) || this.frame - m.frame > this.s.reassociateFrames) continue;
-          const h = Math.max(t.y2 - t.y1, ...m.heights);
-          const d = Math.hypot(p[0] - m.at[0], p[1] - m.at[1]);
-          if (d <= this.s.reassociateReach * h) pairs.push({ lost: id, t, d });
+    if (fresh.length > 0 && this.s.reassociateReach > 0) {
+      // Where each recently lost track would be now, going on as it went.
+      const lost: { id: number; at: Pt; h: number }[] = [];
+      const others: Pt[] = [];
+      for (const [id, m] of this.mem) {
+        if (current.has(id)) {
+          others.push(m.at);
+          continue;
         }
+        const gap = this.frame - m.frame;
+        if (gap > this.s.reassociateFrames) continue;
+        lost.push({ id, at: [m.at[0] + m.vel[0] * gap, m.at[1] + m.vel[1] * gap], h: Math.max(...m.heights) });
       }
-      pairs.sort((a, b) => a.d - b.d);
-      const usedLost = new Set<number>();
-      const usedNew = new Set<number>();
-      for (const p of pairs) {
-        if (usedLost.has(p.lost) || usedNew.has(p.t.trackId)) continue;
-        usedLost.add(p.lost);
-        usedNew.add(p.t.trackId);
-        const m = this.mem.get(p.lost)!;
-        this.mem.delete(p.lost);
-        this.mem.set(p.t.trackId, m);
-        continued.push([p.lost, p.t.trackId]);
+      const freshPts = fresh.map((t) => ({ t, p: this.standingPoint(t, [t.y2 - t.y1]) }));
+      const near = (a: Pt, b: Pt, r: number) => Math.hypot(a[0] - b[0], a[1] - b[1]) <= r;
+      for (const { t, p } of freshPts) {
+        const r = (h: number) => this.s.reassociateReach * Math.max(h, t.y2 - t.y1);
+        const cands = lost.filter((l) => near(l.at, p, r(l.h)));
+        // Only when it is unambiguous: one lost track near, nobody else near the new one,
+        // and no other new track near the lost one. In a crowd, sides are not handed on.
+        if (cands.length !== 1) continue;
+        const c = cands[0]!;
+        if (others.some((o) => near(o, p, r(c.h)))) continue;
+        if (freshPts.some((f) => f.t !== t && near(f.p, c.at, r(c.h)))) continue;
+        const m = this.mem.get(c.id)!;
+        this.mem.delete(c.id);
+        this.mem.set(t.trackId, { ...m, recent: [] });
+        lost.splice(lost.indexOf(c), 1);
+        continued.push([c.id, t.trackId]);
       }
     }
     const points = new Map<number, Pt>();
     const bands = new Map<number, number>();
     for (const t of tracks) {
-      const m = this.mem.get(t.trackId) ?? { at: [0, 0] as Pt, recent: [], heights: [], frame: 0 };
+      const known = this.mem.get(t.trackId);
+      const m = known ?? { at: [0, 0] as Pt, vel: [0, 0] as Pt, recent: [], heights: [], frame: 0 };
+      const before = m.at;
+      const gap = Math.max(1, this.frame - m.frame);
       m.heights.push(t.y2 - t.y1);
       if (m.heights.length > this.s.heightFrames) m.heights.shift();
       m.recent.push(this.standingPoint(t, m.heights));
       if (m.recent.length > this.s.smoothFrames) m.recent.shift();
       m.at = [m.recent.reduce((a, p) => a + p[0], 0) / m.recent.length, m.recent.reduce((a, p) => a + p[1], 0) / m.recent.length];
+      if (known && m.recent.length > 1) m.vel = [0.5 * m.vel[0] + (0.5 * (m.at[0] - before[0])) / gap, 0.5 * m.vel[1] + (0.5 * (m.at[1] - before[1])) / gap];
       m.frame = this.frame;
       this.mem.set(t.trackId, m);
       points.set(t.trackId, m.at);
