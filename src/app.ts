@@ -37,6 +37,10 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     ...(verbose ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     // Uploads are bounded by the multipart limits below; JSON bodies are small.
     bodyLimit: 1024 * 1024,
+    // Loading and warming every model in the onReady hook took over fastify's 10 s default on a
+    // busy 2-core box, and the daemon then died at start. Each component's failure is reported by
+    // the lifecycle, and systemd's TimeoutStartSec bounds a start that hangs.
+    pluginTimeout: 0,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
