@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { finishOpenApi } from './core/openapi.js';
 import type { Logger } from 'pino';
 import type { VigilConfig } from './config/schema.js';
 import { createLogger } from './core/logger.js';
@@ -69,6 +70,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
         version: packageVersion(),
       },
     },
+    transformObject: (doc) => finishOpenApi(('openapiObject' in doc ? doc.openapiObject : doc.swaggerObject) as Record<string, unknown>) as never,
     transform: ({ schema, url, route }) => {
       const doc = (route.config as { multipartDoc?: unknown } | undefined)?.multipartDoc;
       if (!doc || !schema) return { schema, url };

@@ -92,7 +92,7 @@ export function applyEnvOverrides(
     if (!name.startsWith('VIGIL_') || value === undefined || RESERVED.has(name) || name in ENV_ALIASES) continue;
     const leaf = byName.get(name);
     if (!leaf) {
-      problems.push({ path: `env:${name}`, value, message: 'unknown setting (see the configuration table in the README)' });
+      problems.push({ path: `env:${name}`, value, message: 'unknown setting (see the configuration table in docs/configuration.md)' });
       continue;
     }
     apply(name, leaf.path, value);

@@ -1,14 +1,16 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errorBody } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
 
 /** fastify and plugin error codes that are the client's fault, with our stable code for each. */
-const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
+const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_BODY' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_BODY' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'BODY_TOO_LARGE' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_BODY' },
-  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, code: 'NOT_MULTIPART' },
+  // readMultipart answers 400 NOT_MULTIPART before fastify's parser can; one code, one status.
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: 'NOT_MULTIPART' },
   FST_REQ_FILE_TOO_LARGE: { status: 413, code: 'FILE_TOO_LARGE' },
   FST_FILES_LIMIT: { status: 413, code: 'TOO_MANY_FILES' },
   FST_FIELDS_LIMIT: { status: 413, code: 'TOO_MANY_FIELDS' },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 /**
  * The spec's four events settings, then the delivery settings the spec leaves open
  * ("Delivery retry and failure handling: not shown"). The retry defaults give a
- * schedule of about six hours (see the README's events section); tests shrink the
+ * schedule of about six hours (see docs/events.md); tests shrink the
  * base delay to milliseconds.
  */
 export const EventsSection = Type.Object(

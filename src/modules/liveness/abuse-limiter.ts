@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import type { Logger } from 'pino';
 import { AppError, ServiceUnavailableError } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/error-codes.js';
 
 export interface AbuseSettings {
   /** Sliding window, ms. */
@@ -22,7 +23,7 @@ interface ClientRecord {
 /** 429 with the seconds until the limit frees up (the route copies it into Retry-After). */
 export class RateLimitError extends AppError {
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly retryAfterSeconds: number,
     client: string,

@@ -69,14 +69,20 @@ export default fp(
       },
     });
 
+    // A start that threw (the camera store cannot open, say) is remembered by the lifecycle;
+    // health and /admin/models say why instead of "not started".
+    const notStarted = () => {
+      const why = lifecycle.failures.get('video-cameras');
+      return why ? `camera manager failed to start: ${why}` : 'camera manager not started';
+    };
     status.setComponent('camera_manager', () => {
-      if (!started) return { loaded: false, reason: 'not started' };
+      if (!started) return { loaded: false, reason: notStarted() };
       if (manager.ffmpegError) return { loaded: false, reason: manager.ffmpegError };
       const s = manager.summary();
       return { loaded: true, reason: `${manager.ffmpegInfo?.version ?? 'ffmpeg'}; ${s.running}/${s.total} camera(s) running; decode preset ${profile.ffmpeg.hwaccel}` };
     });
     status.setModule('video', () => {
-      if (!started) return { ok: false, detail: 'camera manager not started' };
+      if (!started) return { ok: false, detail: notStarted() };
       if (manager.ffmpegError) return { ok: false, detail: manager.ffmpegError };
       const s = manager.summary();
       const problems = s.problems.length ? `; not running: ${s.problems.join('; ')}` : '';

@@ -5,7 +5,7 @@ import type { CountingRule, LineCounts, LineRule, ZoneCounts, ZoneRule } from '.
 import { ZoneCounter } from './zone-counter.js';
 import { DEFAULT_TRACK_MEMORY, TrackMemory, type TrackMemorySettings } from './track-memory.js';
 
-/** Payload of line_crossed (documented in the README's video section). */
+/** Payload of line_crossed (documented in docs/video.md). */
 export interface LineCrossedData {
   rule_id: string;
   rule_name: string;
