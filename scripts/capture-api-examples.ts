@@ -111,6 +111,7 @@ try {
   await call('GET', `${V}/video/cameras/{camera_id}/lines`, { params: cam });
   await call('GET', `${V}/video/cameras/{camera_id}/zones`, { params: cam });
   await call('GET', `${V}/video/cameras/{camera_id}/counts`, { params: cam });
+  await call('GET', `${V}/video/cameras/{camera_id}/counts/history`, { params: cam, query: 'bucket=15m' });
   await call('POST', `${V}/video/cameras/{camera_id}/counts/reset`, { params: cam, json: { rule_id: 'walkway' } });
   await call('GET', `${V}/events/recent`, { query: 'limit=2' });
   await call('DELETE', `${V}/video/cameras/{camera_id}/lines/{rule_id}`, { params: { ...cam, rule_id: 'walkway' } });

@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c"
+      "removed": "cd0eb710-886a-4f9e-8d28-53ced67f92a4"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "0582dd3d-20c4-4413-be0a-6a9bac8fad03"
+      "removed": "3a5ca5d2-aa36-49be-98c4-b1e6e0aa0d9d"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e"
+      "cancelled": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+      "removed": "8ea53215-187e-4aa5-af6d-f172070d4f4b",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-18/models",
+        "models_dir": "/work/wt-16/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -75,7 +75,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-18/models"
+        "models_dir": "/work/wt-16/models"
       },
       "liveness": {
         "enabled": true,
@@ -92,7 +92,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-18/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-16/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -113,6 +113,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "max_restarts": 10,
         "restart_window_seconds": 300,
         "failed_retry_seconds": 300,
+        "count_history_days": 90,
         "stop_timeout_seconds": 2
       },
       "events": {
@@ -132,7 +133,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-2AYsSN/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-eJKOeW/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -182,8 +183,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 2335,
-            "warmup_ms": 284
+            "load_ms": 1013,
+            "warmup_ms": 213
           }
         ]
       },
@@ -199,8 +200,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 2856,
-            "warmup_ms": 80
+            "load_ms": 1335,
+            "warmup_ms": 23
           }
         ]
       },
@@ -216,8 +217,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 2072,
-            "warmup_ms": 359
+            "load_ms": 886,
+            "warmup_ms": 169
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -226,8 +227,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 2414,
-            "warmup_ms": 304
+            "load_ms": 908,
+            "warmup_ms": 154
           }
         ]
       }
@@ -236,9 +237,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "b380d458-5d10-42e3-9925-e0dd821e4da2",
+        "id": "82f58d9d-0211-4a28-9330-902e8fda7021",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T10:37:27.510Z",
+        "timestamp": "2026-11-25T11:53:54.413Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -254,9 +255,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "293a804e-b490-4652-8582-b39c7fe9ad4b",
+        "id": "8e2219b1-8b6a-4aed-86fd-61242b65a78f",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T10:37:27.037Z",
+        "timestamp": "2026-11-25T11:53:54.229Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -276,33 +277,33 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+        "id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T10:37:28.450+00:00",
+        "created_at": "2026-11-25T11:53:55.434+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+      "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795603048459000",
-          "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-          "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+          "delivery_id": "1795607635439000",
+          "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+          "event_id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T10:37:28.459+00:00",
-          "updated_at": "2026-11-25T10:37:28.797+00:00",
+          "created_at": "2026-11-25T11:53:55.439+00:00",
+          "updated_at": "2026-11-25T11:53:55.696+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -315,10 +316,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+          "cluster_id": "08f7aa7f-d82a-460e-8b10-270af908872d",
           "size": 1,
-          "first_seen": "2026-11-25T10:37:02.483Z",
-          "last_seen": "2026-11-25T10:37:02.483Z",
+          "first_seen": "2026-11-25T11:53:33.906Z",
+          "last_seen": "2026-11-25T11:53:33.906Z",
           "watchlists": [
             "default"
           ],
@@ -378,10 +379,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "0582dd3d-20c4-4413-be0a-6a9bac8fad03",
+          "cluster_id": "3a5ca5d2-aa36-49be-98c4-b1e6e0aa0d9d",
           "size": 1,
-          "first_seen": "2026-11-25T10:37:02.320Z",
-          "last_seen": "2026-11-25T10:37:02.320Z",
+          "first_seen": "2026-11-25T11:53:33.828Z",
+          "last_seen": "2026-11-25T11:53:33.828Z",
           "watchlists": [
             "default"
           ],
@@ -445,10 +446,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+      "cluster_id": "08f7aa7f-d82a-460e-8b10-270af908872d",
       "size": 1,
-      "first_seen": "2026-11-25T10:37:02.483Z",
-      "last_seen": "2026-11-25T10:37:02.483Z",
+      "first_seen": "2026-11-25T11:53:33.906Z",
+      "last_seen": "2026-11-25T11:53:33.906Z",
       "watchlists": [
         "default"
       ],
@@ -518,7 +519,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+      "session_id": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851",
       "challenges": [
         {
           "type": "TURN_RIGHT",
@@ -526,8 +527,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         }
       ],
@@ -539,10 +540,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "is_live": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T10:37:19.174Z",
-      "expires_at": "2026-11-25T10:42:19.174Z",
-      "challenge_started_at": "2026-11-25T10:37:19.216Z",
-      "challenge_deadline": "2026-11-25T10:37:24.216Z",
+      "created_at": "2026-11-25T11:53:46.749Z",
+      "expires_at": "2026-11-25T11:58:46.749Z",
+      "challenge_started_at": "2026-11-25T11:53:46.756Z",
+      "challenge_deadline": "2026-11-25T11:53:51.756Z",
       "ended_at": null
     }
   },
@@ -552,11 +553,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 9.99,
-        "frame_count": 84,
+        "fps": 10.01,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.83,
+        "processed_fps": 10.08,
         "decoder": "cpu",
         "loop": true
       }
@@ -567,11 +568,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 9.99,
-      "frame_count": 84,
+      "fps": 10.01,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.83,
+      "processed_fps": 10.08,
       "decoder": "cpu",
       "loop": true
     }
@@ -602,6 +603,28 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
+  "GET /api/v1/video/cameras/{camera_id}/counts/history": {
+    "response": {
+      "camera_id": "hall",
+      "bucket": "15m",
+      "from": "2026-11-24T11:45:00.000Z",
+      "to": "2026-11-25T11:53:55.184Z",
+      "rows": [
+        {
+          "rule_id": "walkway",
+          "type": "line",
+          "start": "2026-11-25T11:45:00.000Z",
+          "end": "2026-11-25T12:00:00.000Z",
+          "in": 0,
+          "out": 4,
+          "entered": 0,
+          "exited": 0,
+          "peak_occupancy": 0
+        }
+      ],
+      "next_from": null
+    }
+  },
   "GET /api/v1/video/cameras/{camera_id}/lines": {
     "response": [
       {
@@ -621,7 +644,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T10:37:19.995Z",
+        "created_at": "2026-11-25T11:53:46.963Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -657,7 +680,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T10:37:20.090Z",
+        "created_at": "2026-11-25T11:53:46.987Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -955,13 +978,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+      "id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T10:37:28.450+00:00",
+      "created_at": "2026-11-25T11:53:55.434+00:00",
       "enabled": true
     },
     "request": {
@@ -975,15 +998,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795603048874000",
-      "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-      "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+      "delivery_id": "1795607635765000",
+      "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+      "event_id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T10:37:28.874+00:00",
-      "updated_at": "2026-11-25T10:37:28.874+00:00",
-      "next_attempt_at": "2026-11-25T10:37:28.874Z",
+      "created_at": "2026-11-25T11:53:55.765+00:00",
+      "updated_at": "2026-11-25T11:53:55.765+00:00",
+      "next_attempt_at": "2026-11-25T11:53:55.765Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -991,26 +1014,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+      "id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T10:37:28.450+00:00",
+      "created_at": "2026-11-25T11:53:55.434+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+        "id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T10:37:28.459Z",
+        "timestamp": "2026-11-25T11:53:55.438Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+          "message": "test delivery to webhook cd0eb710-886a-4f9e-8d28-53ced67f92a4",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1019,15 +1042,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795603048459000",
-        "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-        "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+        "delivery_id": "1795607635439000",
+        "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+        "event_id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T10:37:28.459+00:00",
-        "updated_at": "2026-11-25T10:37:28.459+00:00",
-        "next_attempt_at": "2026-11-25T10:37:28.459Z",
+        "created_at": "2026-11-25T11:53:55.439+00:00",
+        "updated_at": "2026-11-25T11:53:55.439+00:00",
+        "next_attempt_at": "2026-11-25T11:53:55.439Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1094,7 +1117,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+          "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
           "label": "Barack Obama",
           "similarity": 0.7817,
           "metadata": {
@@ -1112,7 +1135,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+        "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1122,7 +1145,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+          "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1261,13 +1284,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+      "identity_id": "8ea53215-187e-4aa5-af6d-f172070d4f4b",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+      "cluster_id": "08f7aa7f-d82a-460e-8b10-270af908872d",
       "promoted_samples": 1
     },
     "request": {
@@ -1277,7 +1300,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+      "session_id": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851",
       "challenges": [
         {
           "type": "TURN_RIGHT",
@@ -1285,8 +1308,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         }
       ]
@@ -1294,7 +1317,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+      "session_id": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851",
       "challenge_type": "TURN_RIGHT",
       "passed": false,
       "confidence": 0,
@@ -1424,8 +1447,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 1,
-      "status": "running",
+      "frame_count": 0,
+      "status": "starting",
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
@@ -1484,7 +1507,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T10:37:19.995Z",
+      "created_at": "2026-11-25T11:53:46.963Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1531,7 +1554,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T10:37:20.090Z",
+      "created_at": "2026-11-25T11:53:46.987Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1563,7 +1586,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+      "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
