@@ -16,7 +16,8 @@ import type { OperationExample } from '../src/core/openapi-examples.generated.js
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read field by field
 type Answer = any;
 const examples: Record<string, OperationExample> = {};
-const t = await testApp({ video: { enabled: true }, events: { max_attempts: 1 } });
+// The camera plays a shared clip: the test data folder is a file root, as in the video tests.
+const t = await testApp({ video: { enabled: true, file_roots: [testdata()] }, events: { max_attempts: 1 } });
 
 function trim(v: unknown): unknown {
   if (Array.isArray(v)) return (v.length > 6 ? v.slice(0, 3) : v).map(trim);
@@ -60,6 +61,7 @@ try {
   await call('GET', `${V}/admin/health`);
   await call('GET', `${V}/admin/models`);
   await call('GET', `${V}/admin/config`);
+  await call('GET', `${V}/admin/hw-profile`);
 
   await call('POST', `${V}/detect`, { form: [image('image', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg')] });
   await call('POST', `${V}/verify`, { form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama1.jpg'), { name: 'threshold', value: '0.4' }] });
@@ -70,6 +72,7 @@ try {
   await call('POST', `${V}/identify`, { form: [image('image', 'faces', 'identities', 'fr_barack_obama', 'obama2.jpg'), { name: 'top_k', value: '5' }, { name: 'threshold', value: '0.4' }] });
   await call('POST', `${V}/identify/track`, { form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama2.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama3.jpg')] });
   await call('GET', `${V}/watchlist`);
+  await call('GET', `${V}/watchlist/{watchlist_name}`, { params: { watchlist_name: 'default' }, query: 'offset=0&limit=50' });
   // Two people nobody enrolled: each starts a provisional cluster.
   await call('POST', `${V}/identify`, { form: [image('image', 'faces', 'identities', 'fr_kit_harington', 'john1.jpeg')] });
   await call('POST', `${V}/identify`, { form: [image('image', 'faces', 'identities', 'fr_rose_leslie', 'img1.jpg')] });
@@ -114,6 +117,12 @@ try {
   await call('GET', `${V}/video/cameras/{camera_id}/counts/history`, { params: cam, query: 'bucket=15m' });
   await call('POST', `${V}/video/cameras/{camera_id}/counts/reset`, { params: cam, json: { rule_id: 'walkway' } });
   await call('GET', `${V}/events/recent`, { query: 'limit=2' });
+  // The event stream never ends, so inject cannot capture it: its example is the wire format the
+  // endpoint writes (test/events/event-stream.test.ts reads the same from a real connection).
+  examples[`GET ${V}/events/stream`] = {
+    mediaType: 'text/event-stream',
+    response: ': connected\n\nid: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\nevent: line_crossed\ndata: {"id":"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11","type":"line_crossed","timestamp":"2026-11-25T10:27:13.120Z","source":"video","camera_id":"hall","data":{"rule_id":"walkway","direction":"in","track_id":7}}\n\n: ping\n\n',
+  };
   await call('DELETE', `${V}/video/cameras/{camera_id}/lines/{rule_id}`, { params: { ...cam, rule_id: 'walkway' } });
   await call('DELETE', `${V}/video/cameras/{camera_id}/zones/{rule_id}`, { params: { ...cam, rule_id: 'lawn' } });
   await call('DELETE', `${V}/video/cameras/{camera_id}`, { params: cam });

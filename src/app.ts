@@ -10,10 +10,18 @@ import { createLogger } from './core/logger.js';
 import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
+import { StorageGuard } from './core/storage-guard.js';
 import { installErrorHandler } from './core/error-handler.js';
+import { validationSchemaController } from './core/request-validation.js';
+import { httpServerOptions, installBodyAdmission } from './core/http-protocol.js';
+import { installAdmission } from './core/admission.js';
+import { installAccessControl } from './core/access-control.js';
+import { decodeLimits } from './core/pixel-budget.js';
+import { MAX_TEXT_FIELD_BYTES } from './core/multipart-form.js';
 import { ErrorBodySchema } from './core/http-schemas.js';
 import { packageVersion } from './core/package-root.js';
 import type { VigilContext } from './core/context.js';
+import { registerDashboard } from './core/dashboard.js';
 import { ModelRegistry } from './runtime/model-registry.js';
 import { probeGpuVendors, realBox, resolveProfile, type BoxProbe } from './runtime/hw-profile.js';
 import { MODULE_PLUGINS } from './modules/index.js';
@@ -44,9 +52,15 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     pluginTimeout: 0,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // Timeouts, TLS and parser errors in the one error shape: see http-protocol.ts.
+    ...httpServerOptions(config),
+    // Bodies strict, URLs coerced but finite: see request-validation.ts.
+    schemaController: validationSchemaController(),
   });
   installErrorHandler(app);
+  // Before every other onRequest hook: an unauthenticated request takes no queue slot.
+  installAccessControl(app, config);
+  installBodyAdmission(app, config);
   app.addSchema(ErrorBodySchema);
 
   await app.register(multipart, {
@@ -54,7 +68,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
       fileSize: config.server.max_upload_bytes,
       files: 4,
       fields: 20,
-      fieldSize: 64 * 1024,
+      fieldSize: MAX_TEXT_FIELD_BYTES,
       parts: 30,
       headerPairs: 100,
     },
@@ -78,19 +92,27 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerDashboard(app);
 
   const box = deps.box ?? (config.server.hw_profile === 'auto' ? { ...realBox, gpuVendors: await probeGpuVendors() } : realBox);
   const profile = resolveProfile(config.server.hw_profile, box);
   const lifecycle = new Lifecycle(log.child({ component: 'lifecycle' }));
+  const storage = new StorageGuard(config.server.data_dir, config.server.storage_reserve_mb * 1024 * 1024, log.child({ component: 'storage' }));
   const ctx: VigilContext = {
     config,
     log,
     bus: new EventBus(log.child({ component: 'event-bus' })),
     models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' }), config.server.inference_workers),
-    status: new StatusBoard(config),
+    status: new StatusBoard(config, storage),
     lifecycle,
     profile,
+    storage,
   };
+  // Bounded resources (docs/security.md): per-class admission before any upload is read,
+  // and a process-wide budget of decoded pixels with a JPEG scan cap.
+  installAdmission(app, config, ctx.models.layout.workers);
+  decodeLimits.budget.setMax(config.limits.max_pixels_in_flight);
+  decodeLimits.maxJpegScans = config.limits.max_jpeg_scans;
   log.info({ hw_profile: profile.name, detected_by: profile.detected_by, providers: profile.execution_providers }, 'hardware profile');
 
   await app.register(
@@ -105,9 +127,11 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
 
   // Modules start in registration order once every plugin is in place, and stop in reverse.
   app.addHook('onReady', async () => {
+    storage.start();
     await lifecycle.start();
   });
   app.addHook('onClose', async () => {
+    storage.stop();
     await lifecycle.stop();
     await ctx.models.close();
   });

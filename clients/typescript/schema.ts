@@ -121,6 +121,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events as Server-Sent Events (text/event-stream); event_type filters as in /events/recent
+         * @description Each message carries `id` (the event id), `event` (its type) and `data` (the Event JSON, as in /events/recent). A `: ping` comment every 15 s keeps the connection open. A client that falls 1 MiB behind is disconnected and should reconnect (EventSource does so by itself) and read /events/recent for what it missed.
+         */
+        get: operations["getEventsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/detect": {
         parameters: {
             query?: never;
@@ -360,6 +380,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/watchlist/{watchlist_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identities of one watchlist (labels, ids, sample counts, enrolment time), paginated; 404 for an unknown watchlist */
+        get: operations["getWatchlistByWatchlistName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/identity/clusters": {
         parameters: {
             query?: never;
@@ -587,6 +624,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/video/cameras/{camera_id}/counts/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Counts per time bucket (15m, 1h, 1d) of every line and zone, or one (rule_id); paginated with next_from */
+        get: operations["getVideoCamerasByCameraIdCountsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/health": {
         parameters: {
             query?: never;
@@ -638,6 +692,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/hw-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hardware profile in use (execution providers, ffmpeg decoder) and how it was chosen */
+        get: operations["getAdminHwProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -648,7 +719,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -935,9 +1006,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "b380d458-5d10-42e3-9925-e0dd821e4da2",
+                     *         "id": "fc2d74f5-4e96-4bee-bab7-36e6e6957b82",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T10:37:27.510Z",
+                     *         "timestamp": "2026-11-25T12:08:16.890Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -953,9 +1024,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "293a804e-b490-4652-8582-b39c7fe9ad4b",
+                     *         "id": "1bb2f6a2-327e-4d8d-9ff7-424122cafad3",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T10:37:27.037Z",
+                     *         "timestamp": "2026-11-25T12:08:16.694Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -990,7 +1061,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1007,7 +1078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1078,13 +1149,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *         "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T10:37:28.450+00:00",
+                     *         "created_at": "2026-11-25T12:08:17.594+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1101,7 +1172,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1192,13 +1263,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *       "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T10:37:28.450+00:00",
+                     *       "created_at": "2026-11-25T12:08:17.594+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1214,7 +1285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1248,7 +1319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1320,7 +1391,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c"
+                     *       "removed": "354be4d9-be7a-498c-9e62-e387151d40e3"
                      *     }
                      */
                     "application/json": {
@@ -1345,7 +1416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1420,20 +1491,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *       "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795603048459000",
-                     *           "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-                     *           "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *           "delivery_id": "1795608497596000",
+                     *           "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *           "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T10:37:28.459+00:00",
-                     *           "updated_at": "2026-11-25T10:37:28.797+00:00",
+                     *           "created_at": "2026-11-25T12:08:17.596+00:00",
+                     *           "updated_at": "2026-11-25T12:08:17.652+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1471,7 +1542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1505,7 +1576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1578,15 +1649,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795603048874000",
-                     *       "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-                     *       "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *       "delivery_id": "1795608497662000",
+                     *       "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *       "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T10:37:28.874+00:00",
-                     *       "updated_at": "2026-11-25T10:37:28.874+00:00",
-                     *       "next_attempt_at": "2026-11-25T10:37:28.874Z",
+                     *       "created_at": "2026-11-25T12:08:17.662+00:00",
+                     *       "updated_at": "2026-11-25T12:08:17.662+00:00",
+                     *       "next_attempt_at": "2026-11-25T12:08:17.662Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1647,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1719,13 +1790,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *       "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T10:37:28.450+00:00",
+                     *       "created_at": "2026-11-25T12:08:17.594+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1758,7 +1829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1843,13 +1914,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *         "id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T10:37:28.459Z",
+                     *         "timestamp": "2026-11-25T12:08:17.596Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
+                     *           "message": "test delivery to webhook 354be4d9-be7a-498c-9e62-e387151d40e3",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1858,15 +1929,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795603048459000",
-                     *         "webhook_id": "b3cc4ff7-338f-4f7c-bb03-1976d73d800c",
-                     *         "event_id": "9cb8566b-d343-458f-98bf-ea9dfa2359ae",
+                     *         "delivery_id": "1795608497596000",
+                     *         "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *         "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T10:37:28.459+00:00",
-                     *         "updated_at": "2026-11-25T10:37:28.459+00:00",
-                     *         "next_attempt_at": "2026-11-25T10:37:28.459Z",
+                     *         "created_at": "2026-11-25T12:08:17.596+00:00",
+                     *         "updated_at": "2026-11-25T12:08:17.596+00:00",
+                     *         "next_attempt_at": "2026-11-25T12:08:17.596Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -1912,7 +1983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1963,7 +2034,107 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "WEBHOOKS_DISABLED",
+                     *       "error": "Service Unavailable",
+                     *       "message": "webhook endpoints with events.webhooks_enabled: false"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEventsStream: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type (400 for an unknown type), as in /events/recent. */
+                event_type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endless text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : connected
+                     *
+                     *     id: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11
+                     *     event: line_crossed
+                     *     data: {"id":"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11","type":"line_crossed","timestamp":"2026-11-25T10:27:13.120Z","source":"video","camera_id":"hall","data":{"rule_id":"walkway","direction":"in","track_id":7}}
+                     *
+                     *     : ping
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_URL",
+                     *       "error": "Bad Request",
+                     *       "message": "a webhook URL that is not https://"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2159,7 +2330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2210,7 +2381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2510,7 +2681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2527,7 +2698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2578,7 +2749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2768,7 +2939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,7 +2956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2819,7 +2990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2956,7 +3127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +3144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3007,7 +3178,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3136,7 +3307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3153,7 +3324,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3204,7 +3375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3480,7 +3651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3497,7 +3668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, FEATURE_DISABLED, FACE_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3623,16 +3794,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+                     *       "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
                      *       "challenges": [
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -3651,7 +3822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3685,7 +3856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3772,8 +3943,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
-                     *       "challenge_type": "TURN_RIGHT",
+                     *       "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
+                     *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 2,
@@ -3800,7 +3971,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3851,7 +4022,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3919,7 +4090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3991,31 +4162,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e",
+                     *       "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
                      *       "challenges": [
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_RIGHT",
+                     *       "current_challenge": "LOOK_DOWN",
                      *       "challenges_remaining": 2,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
                      *       "is_live": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T10:37:19.174Z",
-                     *       "expires_at": "2026-11-25T10:42:19.174Z",
-                     *       "challenge_started_at": "2026-11-25T10:37:19.216Z",
-                     *       "challenge_deadline": "2026-11-25T10:37:24.216Z",
+                     *       "created_at": "2026-11-25T12:08:09.127Z",
+                     *       "expires_at": "2026-11-25T12:13:09.127Z",
+                     *       "challenge_started_at": "2026-11-25T12:08:09.132Z",
+                     *       "challenge_deadline": "2026-11-25T12:08:14.132Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4066,7 +4237,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4100,7 +4271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +4343,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "1631631a-b7dd-4816-8ac6-fdcb4ddb734e"
+                     *       "cancelled": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5"
                      *     }
                      */
                     "application/json": {
@@ -4180,7 +4351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, SESSION_CAPACITY, LIVENESS_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4310,7 +4481,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *       "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4436,7 +4607,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4470,7 +4641,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4521,7 +4692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4669,7 +4840,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *           "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.7817,
                      *           "metadata": {
@@ -4741,7 +4912,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4775,7 +4946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4826,7 +4997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4934,7 +5105,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *         "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -4944,7 +5115,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "5ca20fb9-6461-4a07-a0c0-c7c048b31353",
+                     *           "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5155,7 +5326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5189,7 +5360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS (docs/api.md lists every code) */
+            /** @description Payload Too Large, in the error shape; code: FILE_TOO_LARGE, IMAGE_TOO_LARGE, BODY_TOO_LARGE, TOO_MANY_FILES, TOO_MANY_FIELDS, TOO_MANY_PARTS, FIELD_TOO_LARGE, JPEG_TOO_COMPLEX (docs/api.md lists every code) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5240,7 +5411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5312,7 +5483,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+                     *       "removed": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5343,7 +5514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5436,7 +5607,161 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "IDENTITY_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the watchlist database is not open (/admin/health says why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWatchlistByWatchlistName: {
+        parameters: {
+            query: {
+                /** @description Identities to skip (default 0) */
+                offset: number;
+                /** @description Identities per page, 1-500 (default 50) */
+                limit: number;
+            };
+            header?: never;
+            path: {
+                /** @description Watchlist name */
+                watchlist_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "default",
+                     *       "total": 1,
+                     *       "offset": 0,
+                     *       "limit": 50,
+                     *       "identities": [
+                     *         {
+                     *           "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+                     *           "label": "Barack Obama",
+                     *           "samples": 1,
+                     *           "metadata": {
+                     *             "badge": "A-1047"
+                     *           },
+                     *           "enrolled_at": "2026-11-25T12:08:06.400Z",
+                     *           "updated_at": "2026-11-25T12:08:06.400Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        name: string;
+                        /** @description Identities in the watchlist */
+                        total: number;
+                        offset: number;
+                        limit: number;
+                        /** @description Oldest enrolment first */
+                        identities: {
+                            identity_id: string;
+                            label: string;
+                            /** @description Face samples stored for the identity */
+                            samples: number;
+                            /** @description The JSON object given at enrolment ({} when none) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description ISO 8601 UTC time of the first enrolment */
+                            enrolled_at: string;
+                            /** @description ISO 8601 UTC time of the last sample or label change */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, WATCHLIST_NOT_FOUND, IDENTITY_NOT_FOUND, CLUSTER_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "WATCHLIST_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "a watchlist that was never enrolled into (default always exists)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5510,10 +5835,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+                     *           "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T10:37:02.483Z",
-                     *           "last_seen": "2026-11-25T10:37:02.483Z",
+                     *           "first_seen": "2026-11-25T12:08:06.738Z",
+                     *           "last_seen": "2026-11-25T12:08:06.738Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5573,10 +5898,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "0582dd3d-20c4-4413-be0a-6a9bac8fad03",
+                     *           "cluster_id": "6383ff86-f299-4173-b5db-44a5381c8709",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T10:37:02.320Z",
-                     *           "last_seen": "2026-11-25T10:37:02.320Z",
+                     *           "first_seen": "2026-11-25T12:08:06.690Z",
+                     *           "last_seen": "2026-11-25T12:08:06.690Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5701,7 +6026,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5773,10 +6098,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+                     *       "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T10:37:02.483Z",
-                     *       "last_seen": "2026-11-25T10:37:02.483Z",
+                     *       "first_seen": "2026-11-25T12:08:06.738Z",
+                     *       "last_seen": "2026-11-25T12:08:06.738Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -5968,7 +6293,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "0582dd3d-20c4-4413-be0a-6a9bac8fad03"
+                     *       "removed": "6383ff86-f299-4173-b5db-44a5381c8709"
                      *     }
                      */
                     "application/json": {
@@ -6066,13 +6391,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "407f2f2d-2477-4351-83a6-c10b1b4268e1",
+                     *       "identity_id": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "ab4b4f73-613a-4c77-8b4b-c766a0ea88d0",
+                     *       "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6095,7 +6420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6146,7 +6471,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6240,7 +6565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6257,7 +6582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6338,7 +6663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, IDENTITY_UNAVAILABLE (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6413,10 +6738,10 @@ export interface operations {
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
                      *         "fps": 9.99,
-                     *         "frame_count": 84,
+                     *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.83,
+                     *         "processed_fps": 9.99,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -6444,7 +6769,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6536,8 +6861,8 @@ export interface operations {
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 1,
-                     *       "status": "running",
+                     *       "frame_count": 0,
+                     *       "status": "starting",
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
@@ -6566,7 +6891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6694,10 +7019,10 @@ export interface operations {
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 9.99,
-                     *       "frame_count": 84,
+                     *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.83,
+                     *       "processed_fps": 9.99,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -6741,7 +7066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6839,7 +7164,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6930,7 +7255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7020,7 +7345,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T10:37:19.995Z",
+                     *         "created_at": "2026-11-25T12:08:09.484Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7062,7 +7387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7185,7 +7510,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T10:37:19.995Z",
+                     *       "created_at": "2026-11-25T12:08:09.484Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7209,7 +7534,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7260,7 +7585,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7358,7 +7683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7454,7 +7779,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T10:37:20.090Z",
+                     *         "created_at": "2026-11-25T12:08:09.494Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -7497,7 +7822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7628,7 +7953,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T10:37:20.090Z",
+                     *       "created_at": "2026-11-25T12:08:09.494Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -7653,7 +7978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7704,7 +8029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7802,7 +8127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7939,7 +8264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8071,7 +8396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8105,7 +8430,169 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED (docs/api.md lists every code) */
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getVideoCamerasByCameraIdCountsHistory: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601, inclusive); default 24 hours before `to`. Rounded down to the bucket. */
+                from?: string;
+                /** @description End (ISO 8601, exclusive); default now. */
+                to?: string;
+                /** @description Bucket size, UTC-aligned. */
+                bucket?: "15m" | "1h" | "1d";
+                /** @description Only this line or zone. */
+                rule_id?: string;
+                /** @description Most rows per page (a bucket is never split: a page holds at least one whole bucket). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Camera id */
+                camera_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "camera_id": "hall",
+                     *       "bucket": "15m",
+                     *       "from": "2026-11-24T12:00:00.000Z",
+                     *       "to": "2026-11-25T12:08:17.532Z",
+                     *       "rows": [
+                     *         {
+                     *           "rule_id": "walkway",
+                     *           "type": "line",
+                     *           "start": "2026-11-25T12:00:00.000Z",
+                     *           "end": "2026-11-25T12:15:00.000Z",
+                     *           "in": 0,
+                     *           "out": 4,
+                     *           "entered": 0,
+                     *           "exited": 0,
+                     *           "peak_occupancy": 0
+                     *         }
+                     *       ],
+                     *       "next_from": null
+                     *     }
+                     */
+                    "application/json": {
+                        camera_id: string;
+                        bucket: string;
+                        from: string;
+                        to: string;
+                        /** @description Buckets in which something was counted (or people were inside a zone), oldest first, rules by id within a bucket */
+                        rows: {
+                            rule_id: string;
+                            type: "line" | "zone";
+                            /** @description Bucket start, ISO 8601 UTC */
+                            start: string;
+                            end: string;
+                            in: number;
+                            out: number;
+                            entered: number;
+                            exited: number;
+                            /** @description Most people inside the zone at once in the bucket (0 for lines) */
+                            peak_occupancy: number;
+                        }[];
+                        /** @description More rows: repeat the query with from set to this; null on the last page */
+                        next_from: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_SOURCE",
+                     *       "error": "Bad Request",
+                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "CAMERA_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown camera_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8192,7 +8679,13 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *       },
+                     *       "storage": {
+                     *         "state": "ok",
+                     *         "free_bytes": 82376957952,
+                     *         "reserve_bytes": 67108864,
+                     *         "detail": "78560.8 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -8216,6 +8709,13 @@ export interface operations {
                             video: string;
                             events: string;
                             identity: string;
+                        };
+                        /** @description The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns). */
+                        storage?: {
+                            state: "ok" | "full" | "failed";
+                            free_bytes: number | null;
+                            reserve_bytes: number;
+                            detail: string;
                         };
                     };
                 };
@@ -8285,8 +8785,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 2335,
-                     *             "warmup_ms": 284
+                     *             "load_ms": 584,
+                     *             "warmup_ms": 95
                      *           }
                      *         ]
                      *       },
@@ -8302,8 +8802,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 2856,
-                     *             "warmup_ms": 80
+                     *             "load_ms": 711,
+                     *             "warmup_ms": 72
                      *           }
                      *         ]
                      *       },
@@ -8319,8 +8819,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 2072,
-                     *             "warmup_ms": 359
+                     *             "load_ms": 581,
+                     *             "warmup_ms": 66
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8329,8 +8829,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 2414,
-                     *             "warmup_ms": 304
+                     *             "load_ms": 535,
+                     *             "warmup_ms": 11
                      *           }
                      *         ]
                      *       }
@@ -8413,7 +8913,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-18/models",
+                     *         "models_dir": "/work/wt-16/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -8433,7 +8933,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-18/models"
+                     *         "models_dir": "/work/wt-16/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -8450,7 +8950,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-18/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-16/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -8471,6 +8971,10 @@ export interface operations {
                      *         "max_restarts": 10,
                      *         "restart_window_seconds": 300,
                      *         "failed_retry_seconds": 300,
+                     *         "count_history_days": 90,
+                     *         "file_roots": [
+                     *           "/work/shared/testdata"
+                     *         ],
                      *         "stop_timeout_seconds": 2
                      *       },
                      *       "events": {
@@ -8479,6 +8983,7 @@ export interface operations {
                      *         "max_workers": 4,
                      *         "history_size": 1000,
                      *         "delivery_timeout_ms": 10000,
+                     *         "include_labels": true,
                      *         "ca_file": "",
                      *         "retry_base_delay_ms": 5000,
                      *         "retry_factor": 2,
@@ -8490,7 +8995,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-2AYsSN/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-NUFu6X/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -8757,6 +9262,16 @@ export interface operations {
                              */
                             failed_retry_seconds: number;
                             /**
+                             * @description Days the 15-minute count buckets (counts/history) are kept; older ones are deleted.
+                             * @default 90
+                             */
+                            count_history_days: number;
+                            /**
+                             * @description Folders file camera sources may come from (symlinks and .. are resolved before the check); relative entries resolve against server.data_dir; empty means <data_dir>/media. Env: comma-separated or a JSON list.
+                             * @default []
+                             */
+                            file_roots: string[];
+                            /**
                              * @description Each step of the stop ladder (ffmpeg's q, then SIGTERM, then SIGKILL) waits this long.
                              * @default 2
                              */
@@ -8789,6 +9304,11 @@ export interface operations {
                              * @default 10000
                              */
                             delivery_timeout_ms: number;
+                            /**
+                             * @description Put identity labels (enrolled names) in webhook and MQTT event payloads; false leaves every label out (receivers still get identity_id), the history on the box keeps them.
+                             * @default true
+                             */
+                            include_labels: boolean;
                             /**
                              * @description PEM file of extra CA certificates trusted for webhook receivers (private building-network CAs), added to the system CAs.
                              * @default
@@ -8889,6 +9409,91 @@ export interface operations {
                              * @default 5
                              */
                             cluster_samples: number;
+                        };
+                    };
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAdminHwProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "x86-cpu",
+                     *       "description": "x86-64 CPU only; onnxruntime CPU provider, software decode with the bundled ffmpeg",
+                     *       "detected_by": "configured",
+                     *       "execution_providers": [
+                     *         "cpu"
+                     *       ],
+                     *       "intra_op_threads": 0,
+                     *       "ffmpeg": {
+                     *         "binary": "bundled",
+                     *         "hwaccel": "none"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Profile name (hw-profiles/<name>.yaml) */
+                        name: string;
+                        description: string;
+                        /** @description Why this profile was chosen (server.hw_profile: auto), or null when set by name */
+                        detected_by: string | null;
+                        /** @description onnxruntime execution providers, in order of preference */
+                        execution_providers: string[];
+                        /** @description 0: the cores shared out among the inference workers */
+                        intra_op_threads: number;
+                        ffmpeg: {
+                            binary: string;
+                            path?: string;
+                            hwaccel: string;
+                            device?: string;
                         };
                     };
                 };

@@ -5,6 +5,7 @@ import type { HwProfile } from '../runtime/hw-profile.js';
 import type { EventBus } from './event-bus.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { StatusBoard } from './status-board.js';
+import type { StorageGuard } from './storage-guard.js';
 
 /** Everything a module needs, passed as one object instead of eight arguments. */
 export interface VigilContext {
@@ -15,6 +16,8 @@ export interface VigilContext {
   status: StatusBoard;
   lifecycle: Lifecycle;
   profile: HwProfile;
+  /** The gate every write to the data folder passes (507 STORAGE_FULL on a full disk). */
+  storage: StorageGuard;
 }
 
 declare module 'fastify' {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errorBody } from './errors.js';
 import type { ErrorCode } from './error-codes.js';
@@ -21,11 +22,27 @@ const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode }> = {
   ERR_STREAM_PREMATURE_CLOSE: { status: 400, code: 'INVALID_MULTIPART' },
 };
 
+const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+function clientGone(raw: IncomingMessage, err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (raw.destroyed || raw.socket?.destroyed === true || err.message === 'aborted') && (code === undefined || ABORT_CODES.has(code) || err.message === 'aborted');
+}
+
 /** The one place that turns any thrown error into {statusCode, code, error, message}. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    // A client that went away mid-request is routine on a building network, not a fault:
+    // one debug line, no stack, and nothing to answer on a closed socket.
+    if (clientGone(request.raw, err)) {
+      request.log.debug({ code: (err as NodeJS.ErrnoException).code }, 'client aborted the request');
+      return reply.status(400).send(errorBody(400, 'CLIENT_ABORTED', 'the client closed the connection before the request was read'));
+    }
     if (err instanceof AppError) {
-      if (err.statusCode >= 500) request.log.warn({ code: err.code }, err.message);
+      // BUSY is load shedding working as designed: a line per refusal would flood the journal
+      // exactly when the box is busiest (the gate counts refusals instead).
+      if (err.statusCode >= 500 && err.code !== 'BUSY') request.log.warn({ code: err.code }, err.message);
+      else if (err.code === 'BUSY') request.log.debug({ code: err.code }, err.message);
       return reply.status(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, err.details));
     }
     const fe = err as FastifyError;

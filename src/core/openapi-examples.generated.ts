@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "cd0eb710-886a-4f9e-8d28-53ced67f92a4"
+      "removed": "354be4d9-be7a-498c-9e62-e387151d40e3"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "3a5ca5d2-aa36-49be-98c4-b1e6e0aa0d9d"
+      "removed": "6383ff86-f299-4173-b5db-44a5381c8709"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851"
+      "cancelled": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "8ea53215-187e-4aa5-af6d-f172070d4f4b",
+      "removed": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
       "watchlist": "default",
       "samples": 1
     }
@@ -114,6 +114,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "restart_window_seconds": 300,
         "failed_retry_seconds": 300,
         "count_history_days": 90,
+        "file_roots": [
+          "/work/shared/testdata"
+        ],
         "stop_timeout_seconds": 2
       },
       "events": {
@@ -122,6 +125,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "max_workers": 4,
         "history_size": 1000,
         "delivery_timeout_ms": 10000,
+        "include_labels": true,
         "ca_file": "",
         "retry_base_delay_ms": 5000,
         "retry_factor": 2,
@@ -133,7 +137,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-eJKOeW/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-NUFu6X/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -165,7 +169,28 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+      },
+      "storage": {
+        "state": "ok",
+        "free_bytes": 82376957952,
+        "reserve_bytes": 67108864,
+        "detail": "78560.8 MB free (reserve 64 MB)"
+      }
+    }
+  },
+  "GET /api/v1/admin/hw-profile": {
+    "response": {
+      "name": "x86-cpu",
+      "description": "x86-64 CPU only; onnxruntime CPU provider, software decode with the bundled ffmpeg",
+      "detected_by": "configured",
+      "execution_providers": [
+        "cpu"
+      ],
+      "intra_op_threads": 0,
+      "ffmpeg": {
+        "binary": "bundled",
+        "hwaccel": "none"
       }
     }
   },
@@ -183,8 +208,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 1013,
-            "warmup_ms": 213
+            "load_ms": 584,
+            "warmup_ms": 95
           }
         ]
       },
@@ -200,8 +225,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 1335,
-            "warmup_ms": 23
+            "load_ms": 711,
+            "warmup_ms": 72
           }
         ]
       },
@@ -217,8 +242,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 886,
-            "warmup_ms": 169
+            "load_ms": 581,
+            "warmup_ms": 66
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -227,8 +252,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 908,
-            "warmup_ms": 154
+            "load_ms": 535,
+            "warmup_ms": 11
           }
         ]
       }
@@ -237,9 +262,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "82f58d9d-0211-4a28-9330-902e8fda7021",
+        "id": "fc2d74f5-4e96-4bee-bab7-36e6e6957b82",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T11:53:54.413Z",
+        "timestamp": "2026-11-25T12:08:16.890Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -255,9 +280,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "8e2219b1-8b6a-4aed-86fd-61242b65a78f",
+        "id": "1bb2f6a2-327e-4d8d-9ff7-424122cafad3",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T11:53:54.229Z",
+        "timestamp": "2026-11-25T12:08:16.694Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -274,36 +299,40 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       }
     ]
   },
+  "GET /api/v1/events/stream": {
+    "mediaType": "text/event-stream",
+    "response": ": connected\n\nid: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\nevent: line_crossed\ndata: {\"id\":\"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\",\"type\":\"line_crossed\",\"timestamp\":\"2026-11-25T10:27:13.120Z\",\"source\":\"video\",\"camera_id\":\"hall\",\"data\":{\"rule_id\":\"walkway\",\"direction\":\"in\",\"track_id\":7}}\n\n: ping\n\n"
+  },
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+        "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T11:53:55.434+00:00",
+        "created_at": "2026-11-25T12:08:17.594+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+      "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795607635439000",
-          "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
-          "event_id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
+          "delivery_id": "1795608497596000",
+          "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+          "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T11:53:55.439+00:00",
-          "updated_at": "2026-11-25T11:53:55.696+00:00",
+          "created_at": "2026-11-25T12:08:17.596+00:00",
+          "updated_at": "2026-11-25T12:08:17.652+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -316,10 +345,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "08f7aa7f-d82a-460e-8b10-270af908872d",
+          "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
           "size": 1,
-          "first_seen": "2026-11-25T11:53:33.906Z",
-          "last_seen": "2026-11-25T11:53:33.906Z",
+          "first_seen": "2026-11-25T12:08:06.738Z",
+          "last_seen": "2026-11-25T12:08:06.738Z",
           "watchlists": [
             "default"
           ],
@@ -379,10 +408,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "3a5ca5d2-aa36-49be-98c4-b1e6e0aa0d9d",
+          "cluster_id": "6383ff86-f299-4173-b5db-44a5381c8709",
           "size": 1,
-          "first_seen": "2026-11-25T11:53:33.828Z",
-          "last_seen": "2026-11-25T11:53:33.828Z",
+          "first_seen": "2026-11-25T12:08:06.690Z",
+          "last_seen": "2026-11-25T12:08:06.690Z",
           "watchlists": [
             "default"
           ],
@@ -446,10 +475,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "08f7aa7f-d82a-460e-8b10-270af908872d",
+      "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
       "size": 1,
-      "first_seen": "2026-11-25T11:53:33.906Z",
-      "last_seen": "2026-11-25T11:53:33.906Z",
+      "first_seen": "2026-11-25T12:08:06.738Z",
+      "last_seen": "2026-11-25T12:08:06.738Z",
       "watchlists": [
         "default"
       ],
@@ -519,31 +548,31 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851",
+      "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
       "challenges": [
         {
-          "type": "TURN_RIGHT",
-          "instruction": "turn head right",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
           "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "TURN_RIGHT",
+      "current_challenge": "LOOK_DOWN",
       "challenges_remaining": 2,
       "passed_challenges": [],
       "session_complete": false,
       "is_live": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T11:53:46.749Z",
-      "expires_at": "2026-11-25T11:58:46.749Z",
-      "challenge_started_at": "2026-11-25T11:53:46.756Z",
-      "challenge_deadline": "2026-11-25T11:53:51.756Z",
+      "created_at": "2026-11-25T12:08:09.127Z",
+      "expires_at": "2026-11-25T12:13:09.127Z",
+      "challenge_started_at": "2026-11-25T12:08:09.132Z",
+      "challenge_deadline": "2026-11-25T12:08:14.132Z",
       "ended_at": null
     }
   },
@@ -553,11 +582,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.01,
-        "frame_count": 82,
+        "fps": 9.99,
+        "frame_count": 81,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.08,
+        "processed_fps": 9.99,
         "decoder": "cpu",
         "loop": true
       }
@@ -568,11 +597,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.01,
-      "frame_count": 82,
+      "fps": 9.99,
+      "frame_count": 81,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.08,
+      "processed_fps": 9.99,
       "decoder": "cpu",
       "loop": true
     }
@@ -607,14 +636,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T11:45:00.000Z",
-      "to": "2026-11-25T11:53:55.184Z",
+      "from": "2026-11-24T12:00:00.000Z",
+      "to": "2026-11-25T12:08:17.532Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-25T11:45:00.000Z",
-          "end": "2026-11-25T12:00:00.000Z",
+          "start": "2026-11-25T12:00:00.000Z",
+          "end": "2026-11-25T12:15:00.000Z",
           "in": 0,
           "out": 4,
           "entered": 0,
@@ -644,7 +673,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T11:53:46.963Z",
+        "created_at": "2026-11-25T12:08:09.484Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -680,7 +709,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T11:53:46.987Z",
+        "created_at": "2026-11-25T12:08:09.494Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -697,6 +726,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "size": 1,
           "samples": 1,
           "stale_samples": 0
+        }
+      ]
+    }
+  },
+  "GET /api/v1/watchlist/{watchlist_name}": {
+    "response": {
+      "name": "default",
+      "total": 1,
+      "offset": 0,
+      "limit": 50,
+      "identities": [
+        {
+          "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+          "label": "Barack Obama",
+          "samples": 1,
+          "metadata": {
+            "badge": "A-1047"
+          },
+          "enrolled_at": "2026-11-25T12:08:06.400Z",
+          "updated_at": "2026-11-25T12:08:06.400Z"
         }
       ]
     }
@@ -978,13 +1027,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+      "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T11:53:55.434+00:00",
+      "created_at": "2026-11-25T12:08:17.594+00:00",
       "enabled": true
     },
     "request": {
@@ -998,15 +1047,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795607635765000",
-      "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
-      "event_id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
+      "delivery_id": "1795608497662000",
+      "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+      "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T11:53:55.765+00:00",
-      "updated_at": "2026-11-25T11:53:55.765+00:00",
-      "next_attempt_at": "2026-11-25T11:53:55.765Z",
+      "created_at": "2026-11-25T12:08:17.662+00:00",
+      "updated_at": "2026-11-25T12:08:17.662+00:00",
+      "next_attempt_at": "2026-11-25T12:08:17.662Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1014,26 +1063,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+      "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T11:53:55.434+00:00",
+      "created_at": "2026-11-25T12:08:17.594+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
+        "id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T11:53:55.438Z",
+        "timestamp": "2026-11-25T12:08:17.596Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook cd0eb710-886a-4f9e-8d28-53ced67f92a4",
+          "message": "test delivery to webhook 354be4d9-be7a-498c-9e62-e387151d40e3",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1042,15 +1091,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795607635439000",
-        "webhook_id": "cd0eb710-886a-4f9e-8d28-53ced67f92a4",
-        "event_id": "29cc6142-abe5-4174-9e3e-ea5fb504de99",
+        "delivery_id": "1795608497596000",
+        "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+        "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T11:53:55.439+00:00",
-        "updated_at": "2026-11-25T11:53:55.439+00:00",
-        "next_attempt_at": "2026-11-25T11:53:55.439Z",
+        "created_at": "2026-11-25T12:08:17.596+00:00",
+        "updated_at": "2026-11-25T12:08:17.596+00:00",
+        "next_attempt_at": "2026-11-25T12:08:17.596Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1117,7 +1166,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
+          "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
           "label": "Barack Obama",
           "similarity": 0.7817,
           "metadata": {
@@ -1135,7 +1184,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
+        "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1145,7 +1194,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
+          "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1284,13 +1333,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "8ea53215-187e-4aa5-af6d-f172070d4f4b",
+      "identity_id": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "08f7aa7f-d82a-460e-8b10-270af908872d",
+      "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
       "promoted_samples": 1
     },
     "request": {
@@ -1300,16 +1349,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851",
+      "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
       "challenges": [
         {
-          "type": "TURN_RIGHT",
-          "instruction": "turn head right",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
           "timeout_seconds": 5
         }
       ]
@@ -1317,8 +1366,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "b9dd594c-96d0-4882-85ac-cc9c0ea7f851",
-      "challenge_type": "TURN_RIGHT",
+      "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
+      "challenge_type": "LOOK_DOWN",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 2,
@@ -1507,7 +1556,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T11:53:46.963Z",
+      "created_at": "2026-11-25T12:08:09.484Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1554,7 +1603,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T11:53:46.987Z",
+      "created_at": "2026-11-25T12:08:09.494Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1586,7 +1635,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "8d4721dc-1a97-40ec-80d5-27d35276e1bd",
+      "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

@@ -1,5 +1,6 @@
 import { MODULE_NAMES, type ModuleName, type VigilConfig } from '../config/schema.js';
 import type { ModelRegistry, ModelStatus } from '../runtime/model-registry.js';
+import type { StorageGuard, StorageReport } from './storage-guard.js';
 
 /** The twelve component names /admin/models reports, with the module each belongs to. */
 export const COMPONENTS = {
@@ -42,7 +43,10 @@ export class StatusBoard {
   private readonly components = new Map<ComponentName, () => ComponentReport>();
   private readonly modules = new Map<ModuleName, () => ModuleReport>();
 
-  constructor(private readonly config: VigilConfig) {}
+  constructor(
+    private readonly config: VigilConfig,
+    private readonly storage?: StorageGuard,
+  ) {}
 
   setComponent(name: ComponentName, probe: () => ComponentReport): void {
     this.components.set(name, probe);
@@ -68,7 +72,7 @@ export class StatusBoard {
     return section.enabled !== false;
   }
 
-  health(): { healthy: boolean; modules: Record<ModuleName, boolean>; details: Record<ModuleName, string> } {
+  health(): { healthy: boolean; modules: Record<ModuleName, boolean>; details: Record<ModuleName, string>; storage?: StorageReport } {
     const modules = {} as Record<ModuleName, boolean>;
     const details = {} as Record<ModuleName, string>;
     let healthy = true;
@@ -84,7 +88,10 @@ export class StatusBoard {
       details[m] = report.detail;
       healthy &&= report.ok;
     }
-    return { healthy, modules, details };
+    if (!this.storage) return { healthy, modules, details };
+    // A full data disk is a degraded daemon: it answers reads but cannot store.
+    const storage = this.storage.report();
+    return { healthy: healthy && storage.state === 'ok', modules, details, storage };
   }
 }
 

@@ -27,7 +27,7 @@ describe('typed TypeScript client (clients/typescript)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'vigil-client-'));
 
     before(async () => {
-      daemon = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_VIDEO_ENABLED: 'true', VIGIL_LOG_LEVEL: 'warn' }, { timeoutMs: 120_000 });
+      daemon = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_VIDEO_ENABLED: 'true', VIGIL_VIDEO_FILE_ROOTS: testdata(), VIGIL_LOG_LEVEL: 'warn' }, { timeoutMs: 120_000 });
       vigil = createVigilClient(daemon.url);
     });
     after(async () => {

@@ -17,6 +17,11 @@ export const EventsSection = Type.Object(
       minimum: 100,
       description: 'Whole-request timeout of one delivery attempt (connect, TLS, headers and body); a timeout is a failed attempt.',
     }),
+    include_labels: Type.Boolean({
+      default: true,
+      description:
+        'Put identity labels (enrolled names) in webhook and MQTT event payloads; false leaves every label out (receivers still get identity_id), the history on the box keeps them.',
+    }),
     ca_file: Type.String({
       default: '',
       description: 'PEM file of extra CA certificates trusted for webhook receivers (private building-network CAs), added to the system CAs.',

@@ -9,6 +9,17 @@ export const HealthResponse = Type.Object({
   healthy: Type.Boolean({ description: 'True when every enabled module is operational.' }),
   modules: perModule(Type.Boolean()),
   details: perModule(Type.String()),
+  storage: Type.Optional(
+    Type.Object(
+      {
+        state: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('failed')]),
+        free_bytes: Type.Union([Type.Number(), Type.Null()]),
+        reserve_bytes: Type.Number(),
+        detail: Type.String(),
+      },
+      { description: 'The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns).' },
+    ),
+  ),
 });
 
 const ModelFile = Type.Object({
@@ -36,3 +47,12 @@ export const ModelsResponse = Type.Array(
 
 const sections = (ConfigSchema as unknown as { properties: Record<string, ReturnType<typeof Type.Object>> }).properties;
 export const ConfigResponse = Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, sections[m]!])));
+
+export const HwProfileResponse = Type.Object({
+  name: Type.String({ description: 'Profile name (hw-profiles/<name>.yaml)' }),
+  description: Type.String(),
+  detected_by: Type.Union([Type.String(), Type.Null()], { description: 'Why this profile was chosen (server.hw_profile: auto), or null when set by name' }),
+  execution_providers: Type.Array(Type.String(), { description: 'onnxruntime execution providers, in order of preference' }),
+  intra_op_threads: Type.Integer({ description: '0: the cores shared out among the inference workers' }),
+  ffmpeg: Type.Object({ binary: Type.String(), path: Type.Optional(Type.String()), hwaccel: Type.String(), device: Type.Optional(Type.String()) }),
+});

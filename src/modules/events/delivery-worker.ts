@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { redactUrl } from '../../core/redact.js';
 import type { Logger } from 'pino';
 import type { Outbox, Outcome, PendingJob } from './outbox.js';
 import { mayRetry, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry-schedule.js';
@@ -182,7 +183,7 @@ export class DeliveryWorker {
     await this.webhooks.setEnabled(webhook.id, false, reason);
     const n = this.outbox.failQueued(webhook.id, `webhook disabled: ${reason}`);
     this.failing.delete(webhook.id);
-    this.log.warn({ webhook_id: webhook.id, url: webhook.url, queued_failed: n }, 'webhook disabled by 410 Gone');
+    this.log.warn({ webhook_id: webhook.id, url: redactUrl(webhook.url), queued_failed: n }, 'webhook disabled by 410 Gone');
   }
 
   private classify(job: PendingJob, r: AttemptResult): Outcome {
@@ -211,7 +212,7 @@ export class DeliveryWorker {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        headers: deliveryHeaders(body, { id: job.eventId, type: job.eventType }, webhook.secret, this.opts.userAgent),
+        headers: { ...deliveryHeaders(body, { id: job.eventId, type: job.eventType }, webhook.secret, this.opts.userAgent), ...basicAuth(url) },
         body,
         signal: ac.signal,
       });
@@ -247,4 +248,12 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
     }
   }
   return text.slice(0, limit).replace(/\s+/g, ' ').trim();
+}
+
+/** Credentials written into a webhook URL (https://user:password@host/...) are sent as HTTP Basic auth, as curl would. */
+function basicAuth(url: URL): Record<string, string> {
+  if (!url.username && !url.password) return {};
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
 }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { EventsService } from './events-service.js';
 import type { MqttPublisher } from './mqtt-mirror.js';
 import { eventsRoutes } from './routes.js';
+import { eventStreamRoute } from './event-stream.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,6 +29,7 @@ export default fp(
     }
     status.setModule('events', () => service.status());
     eventsRoutes(app, service);
+    eventStreamRoute(app);
   },
   { name: 'vigil-events', dependencies: ['vigil-core'] },
 );

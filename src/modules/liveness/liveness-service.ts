@@ -82,6 +82,7 @@ export class LivenessService {
       ctx.config.server.data_dir,
       { windowMs: c.abuse_window_seconds * 1000, maxSessions: c.abuse_max_sessions, maxFailures: c.abuse_max_failures },
       ctx.log.child({ component: 'liveness-abuse' }),
+      ctx.storage,
     );
     this.measurer = new FaceMeasurer(faces);
     this.settings = { turnDegrees: c.turn_degrees, lookDegrees: c.look_degrees };

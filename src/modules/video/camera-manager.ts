@@ -5,7 +5,8 @@ import { ConflictError, NotFoundError, UnprocessableError } from '../../core/err
 import type { EventBus } from '../../core/event-bus.js';
 import type { HwProfile } from '../../runtime/hw-profile.js';
 import type { PersonService } from '../person/person-service.js';
-import { parseCameraSource, type CameraSource } from './camera-source.js';
+import { filePath, parseCameraSource, type CameraSource } from './camera-source.js';
+import { probeVideoFile, resolveFileSource } from './file-source-policy.js';
 import { CameraStream, type CameraStatus, type StreamSettings } from './camera-stream.js';
 import { CameraCounting } from './counting/camera-counting.js';
 import { checkId, makeLine, makeZone, type CountingRule, type LineCounts, type LineInput, type ZoneCounts, type ZoneInput } from './counting/rules.js';
@@ -64,6 +65,8 @@ export interface ManagerDeps {
  */
 export class CameraManager {
   private readonly cameras = new Map<string, Camera>();
+  /** Ids being added while their file is probed (so two adds of one id cannot both pass). */
+  private readonly adding = new Set<string>();
   private ffmpeg: FfmpegInfo | null = null;
   ffmpegError: string | null = null;
   readonly consumers: FrameConsumer[];
@@ -121,7 +124,9 @@ export class CameraManager {
       for (const rule of c.counting.rules()) {
         this.mqtt.bucket(id, rule, startMs, startMs + BASE_BUCKET_MS, this.d.store.history.get(id, rule, startMs));
         const occ = rule.type === 'zone' ? ((c.counting.countsOf(rule.rule_id) as ZoneCounts).occupancy ?? 0) : 0;
-        if (occ > 0) await this.d.store.history.add(id, rule, null, occ, now);
+        // A refused write (507 on a full disk) costs this zone's carried-over peak, not
+        // the other rules' bucket messages.
+        if (occ > 0) await this.d.store.history.add(id, rule, null, occ, now).catch((err: unknown) => this.d.log.error({ err, camera_id: id, rule_id: rule.rule_id }, 'could not carry zone occupancy into the new bucket'));
       }
     }
     await this.pruneHistory(now);
@@ -129,8 +134,14 @@ export class CameraManager {
 
   private async pruneHistory(now: number): Promise<void> {
     const cutoff = now - this.d.config.video.count_history_days * 86_400_000;
-    const n = await this.d.store.history.prune([...this.cameras.keys()], cutoff);
-    if (n > 0) this.d.log.info({ buckets: n }, 'count history past its retention deleted');
+    // Pruning is a write the storage guard refuses on a full disk: the module still
+    // starts, and the next bucket close tries again.
+    try {
+      const n = await this.d.store.history.prune([...this.cameras.keys()], cutoff);
+      if (n > 0) this.d.log.info({ buckets: n }, 'count history past its retention deleted');
+    } catch (err) {
+      this.d.log.error({ err }, 'pruning count history failed; retried at the next bucket close');
+    }
   }
 
   async stop(): Promise<void> {
@@ -154,12 +165,24 @@ export class CameraManager {
 
   async add(input: { camera_id: string; source: string; loop?: boolean }): Promise<CameraView> {
     checkId(input.camera_id, 'camera_id');
-    if (this.cameras.has(input.camera_id)) {
+    if (this.cameras.has(input.camera_id) || this.adding.has(input.camera_id)) {
       throw new ConflictError('CAMERA_EXISTS', `camera ${input.camera_id} already exists`, { camera_id: input.camera_id });
     }
     const source = parseCameraSource(input.source);
     const max = this.d.config.video.max_cameras;
-    if (this.cameras.size >= max) throw new UnprocessableError('CAMERA_LIMIT', `at most ${max} cameras (video.max_cameras)`);
+    if (this.cameras.size + this.adding.size >= max) throw new UnprocessableError('CAMERA_LIMIT', `at most ${max} cameras (video.max_cameras)`);
+    const path = filePath(source);
+    if (path !== undefined) {
+      const real = resolveFileSource(path, this.d.config.video.file_roots);
+      if (real !== null && this.ffmpeg) {
+        this.adding.add(input.camera_id);
+        try {
+          await probeVideoFile(this.ffmpeg.path, real);
+        } finally {
+          this.adding.delete(input.camera_id);
+        }
+      }
+    }
     const stored: StoredCamera = { camera_id: input.camera_id, source: source.raw, loop: input.loop ?? false, created_at: new Date().toISOString() };
     // Claim the id before the first await, so two concurrent adds cannot both pass the check.
     const camera = this.launch(stored, source);
@@ -270,6 +293,7 @@ export class CameraManager {
       failedRetryMs: v.failed_retry_seconds * 1000,
       stopStepMs: v.stop_timeout_seconds * 1000,
       bufferSize: v.buffer_size,
+      fileRoots: v.file_roots,
     };
   }
 

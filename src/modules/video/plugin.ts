@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import fp from 'fastify-plugin';
 import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
@@ -39,7 +41,7 @@ export default fp(
       return;
     }
 
-    const store = new VideoStore(videoStoreDir(config.server.data_dir));
+    const store = new VideoStore(videoStoreDir(config.server.data_dir), app.vigil.storage);
     const consumers: FrameConsumer[] = [];
     if (config.video.track_faces && app.hasDecorator('faceService')) {
       const identify = app.hasDecorator('identity') && config.identity.enabled ? watchlistSearch(app.identity, config.video.face_match_threshold) : undefined;
@@ -57,6 +59,9 @@ export default fp(
       name: 'video-cameras',
       start: async () => {
         store.open();
+        // The default root is created so an operator sees where file sources belong.
+        const media = join(config.server.data_dir, 'media');
+        if (config.video.file_roots.includes(media)) mkdirSync(media, { recursive: true });
         const path = ffmpegPath(profile);
         const info = await probeFfmpeg(path).catch((err: Error) => err);
         if (info instanceof Error) log.error({ err: info.message }, 'ffmpeg unavailable: cameras cannot run');
