@@ -13,6 +13,12 @@ import { TESTDATA } from '../test/helpers/paths.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { tesseract, tesseractAvailable, tesseractMrzText } from './lib/tesseract.js';
 import { fmt, machineLine, summarize, timeIt, type Summary } from './lib/stats.js';
+import { OcrEngine, workingCopy } from '../src/modules/document/ocr-engine.js';
+import { MrzReader } from '../src/modules/document/mrz-reader.js';
+import { loadDictionary, OCR_MODELS } from '../src/modules/document/plugin.js';
+import { loadOpenCv } from '../src/modules/document/opencv.js';
+import { REC_HEIGHT } from '../src/modules/document/text-recognizer.js';
+import type { VigilContext } from '../src/core/context.js';
 
 const RUNS = Number(process.argv[2] ?? 20);
 const FILE = join(TESTDATA, 'documents', 'mrz', 'passporteye_tests_passport-td3.jpg');
@@ -40,6 +46,19 @@ const measure = async (label: string, fn: () => Promise<unknown>, inProcess = tr
   return s;
 };
 await measure('decode only (sharp, EXIF, RGB)', () => decodeImage(bytes, { field: 'image', maxPixels: 40e6 }));
+// Raw-model floor: the least model work an MRZ reading needs, on the app's own loaded models:
+// one detector pass at the first /mrz pass's input size (736) and one recogniser batch of the
+// zone's rows. Everything /mrz adds on top (outline, more passes, alignment, repair) is above it.
+const vigil = (app as unknown as { vigil: VigilContext }).vigil;
+const dictionary = loadDictionary(vigil.config.document.models_dir);
+const engine = new OcrEngine(await loadOpenCv(), { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner }, dictionary);
+const decoded = await decodeImage(bytes, { field: 'image', maxPixels: 40e6 });
+const { image: working } = await workingCopy(decoded);
+const zone = new MrzReader(engine).likelyZone(await engine.upright(working, 736));
+const floor = await measure('raw-model floor: detector at 736 + recogniser on the MRZ rows', async () => {
+  const page = await engine.upright(working, 736);
+  await engine.readQuads(page.image, zone, { height: REC_HEIGHT, stretch: 1.15, interpolation: 'cubic' });
+});
 const mrz = await measure('POST /documents/mrz', () => post('/api/v1/documents/mrz'));
 const ocr = await measure('POST /documents/ocr', () => post('/api/v1/documents/ocr'));
 const scan = await measure('POST /documents/scan', () => post('/api/v1/documents/scan'));
@@ -51,9 +70,9 @@ console.log('|---|---|---|---|---|---|');
 const ratio = (s: Summary, base: Summary | undefined, name: string) => (base ? `${(s.p50 / base.p50).toFixed(2)}x ${name}` : '');
 for (const [label, s, cpu] of rows) {
   const extra =
-    s === mrz ? ratio(s, tMrz, 'tesseract MRZ') : s === ocr || s === scan ? ratio(s, tOcr, 'tesseract page') : '';
+    s === mrz || s === scan ? `${ratio(s, floor, 'raw-model floor')}${tMrz && s === mrz ? `, ${ratio(s, tMrz, 'tesseract MRZ')}` : ''}${tOcr && s === scan ? `, ${ratio(s, tOcr, 'tesseract page')}` : ''}` : s === ocr ? ratio(s, tOcr, 'tesseract page') : '';
   console.log(`| ${label} | ${s.n} | ${fmt(s.p50)} | ${fmt(s.p95)} | ${cpu === undefined ? '-' : fmt(cpu)} | ${extra} |`);
 }
-console.log(`\ntargets on a 2-core box: /mrz p50 <= 300 ms (${mrz.p50 <= 300 ? 'met' : 'missed'}), /scan p50 <= 800 ms (${scan.p50 <= 800 ? 'met' : 'missed'})`);
+console.log(`\ntargets on a 2-core box: /mrz p50 <= 300 ms (${mrz.p50 <= 300 ? 'met' : 'missed'}), /scan p50 <= 600 ms (${scan.p50 <= 600 ? 'met' : 'missed'}); on a loaded box compare the ratios to the raw-model floor`);
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

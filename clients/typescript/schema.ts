@@ -1006,9 +1006,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "fc2d74f5-4e96-4bee-bab7-36e6e6957b82",
+                     *         "id": "fe54509e-b7f4-4394-893c-13f1d572465d",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:08:16.890Z",
+                     *         "timestamp": "2026-11-25T12:12:47.915Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1024,9 +1024,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "1bb2f6a2-327e-4d8d-9ff7-424122cafad3",
+                     *         "id": "89a1ddec-3268-40e3-a2e1-36775f1c4839",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:08:16.694Z",
+                     *         "timestamp": "2026-11-25T12:12:47.729Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1149,13 +1149,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *         "id": "b97aca1b-c5a7-4493-880e-008826c330b4",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:08:17.594+00:00",
+                     *         "created_at": "2026-11-25T12:12:48.737+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1263,13 +1263,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *       "id": "b97aca1b-c5a7-4493-880e-008826c330b4",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:08:17.594+00:00",
+                     *       "created_at": "2026-11-25T12:12:48.737+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1391,7 +1391,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "354be4d9-be7a-498c-9e62-e387151d40e3"
+                     *       "removed": "b97aca1b-c5a7-4493-880e-008826c330b4"
                      *     }
                      */
                     "application/json": {
@@ -1491,20 +1491,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *       "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795608497596000",
-                     *           "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
-                     *           "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+                     *           "delivery_id": "1795608768747000",
+                     *           "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
+                     *           "event_id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:08:17.596+00:00",
-                     *           "updated_at": "2026-11-25T12:08:17.652+00:00",
+                     *           "created_at": "2026-11-25T12:12:48.747+00:00",
+                     *           "updated_at": "2026-11-25T12:12:48.884+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1649,15 +1649,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795608497662000",
-                     *       "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
-                     *       "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+                     *       "delivery_id": "1795608768954000",
+                     *       "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
+                     *       "event_id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:08:17.662+00:00",
-                     *       "updated_at": "2026-11-25T12:08:17.662+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:08:17.662Z",
+                     *       "created_at": "2026-11-25T12:12:48.954+00:00",
+                     *       "updated_at": "2026-11-25T12:12:48.954+00:00",
+                     *       "next_attempt_at": "2026-11-25T12:12:48.954Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1790,13 +1790,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *       "id": "b97aca1b-c5a7-4493-880e-008826c330b4",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:08:17.594+00:00",
+                     *       "created_at": "2026-11-25T12:12:48.737+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1914,13 +1914,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+                     *         "id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:08:17.596Z",
+                     *         "timestamp": "2026-11-25T12:12:48.747Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 354be4d9-be7a-498c-9e62-e387151d40e3",
+                     *           "message": "test delivery to webhook b97aca1b-c5a7-4493-880e-008826c330b4",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1929,15 +1929,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795608497596000",
-                     *         "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
-                     *         "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+                     *         "delivery_id": "1795608768747000",
+                     *         "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
+                     *         "event_id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:08:17.596+00:00",
-                     *         "updated_at": "2026-11-25T12:08:17.596+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:08:17.596Z",
+                     *         "created_at": "2026-11-25T12:12:48.747+00:00",
+                     *         "updated_at": "2026-11-25T12:12:48.747+00:00",
+                     *         "next_attempt_at": "2026-11-25T12:12:48.747Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -2886,7 +2886,19 @@ export interface operations {
                      *           "P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<",
                      *           "7077979792GBR9505209M1704224<<<<<<<<<<<<<<00"
                      *         ],
-                     *         "check_digits_valid": true
+                     *         "check_digits_valid": true,
+                     *         "field_confidence": {
+                     *           "document_code": 0.997,
+                     *           "issuing_country": 0.992,
+                     *           "document_number": 0.935,
+                     *           "surname": 0.984,
+                     *           "given_names": 0.985,
+                     *           "nationality": 0.814,
+                     *           "date_of_birth": 0.98,
+                     *           "sex": 0.992,
+                     *           "expiry_date": 0.937
+                     *         },
+                     *         "warnings": []
                      *       },
                      *       "has_face": true
                      *     }
@@ -2919,7 +2931,7 @@ export interface operations {
                             surname: string;
                             /** @description Name parts separated by single spaces */
                             given_names: string;
-                            /** @description Three-character code as printed (D<< for Germany) */
+                            /** @description The code without fillers (D for Germany, printed D<<); as printed, never replaced by a listed code */
                             nationality: string;
                             /** @description YYMMDD */
                             date_of_birth: string;
@@ -2927,12 +2939,18 @@ export interface operations {
                             sex: string;
                             /** @description YYMMDD */
                             expiry_date: string;
-                            /** @description Three-character code as printed */
+                            /** @description The code without fillers, as printed (see nationality) */
                             issuing_country: string;
                             /** @description The MRZ lines as read (after character repair) */
                             raw_mrz: string[];
                             /** @description Every check digit of the layout holds, composite included */
                             check_digits_valid: boolean;
+                            /** @description Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread */
+                            field_confidence: {
+                                [key: string]: number;
+                            };
+                            /** @description Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name */
+                            warnings: string[];
                         } | null;
                         /** @description A portrait was found on the document */
                         has_face: boolean;
@@ -3277,7 +3295,19 @@ export interface operations {
                      *         "P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<",
                      *         "7077979792GBR9505209M1704224<<<<<<<<<<<<<<00"
                      *       ],
-                     *       "check_digits_valid": true
+                     *       "check_digits_valid": true,
+                     *       "field_confidence": {
+                     *         "document_code": 0.997,
+                     *         "issuing_country": 0.993,
+                     *         "document_number": 0.914,
+                     *         "surname": 0.974,
+                     *         "given_names": 0.992,
+                     *         "nationality": 0.899,
+                     *         "date_of_birth": 0.987,
+                     *         "sex": 0.953,
+                     *         "expiry_date": 0.93
+                     *       },
+                     *       "warnings": []
                      *     }
                      */
                     "application/json": {
@@ -3290,7 +3320,7 @@ export interface operations {
                         surname: string;
                         /** @description Name parts separated by single spaces */
                         given_names: string;
-                        /** @description Three-character code as printed (D<< for Germany) */
+                        /** @description The code without fillers (D for Germany, printed D<<); as printed, never replaced by a listed code */
                         nationality: string;
                         /** @description YYMMDD */
                         date_of_birth: string;
@@ -3298,12 +3328,18 @@ export interface operations {
                         sex: string;
                         /** @description YYMMDD */
                         expiry_date: string;
-                        /** @description Three-character code as printed */
+                        /** @description The code without fillers, as printed (see nationality) */
                         issuing_country: string;
                         /** @description The MRZ lines as read (after character repair) */
                         raw_mrz: string[];
                         /** @description Every check digit of the layout holds, composite included */
                         check_digits_valid: boolean;
+                        /** @description Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread */
+                        field_confidence: {
+                            [key: string]: number;
+                        };
+                        /** @description Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name */
+                        warnings: string[];
                     };
                 };
             };
@@ -3794,16 +3830,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
+                     *       "session_id": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7",
                      *       "challenges": [
-                     *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
-                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -3943,8 +3979,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
-                     *       "challenge_type": "LOOK_DOWN",
+                     *       "session_id": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7",
+                     *       "challenge_type": "TURN_LEFT",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 2,
@@ -4162,31 +4198,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
+                     *       "session_id": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7",
                      *       "challenges": [
-                     *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
-                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
+                     *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "LOOK_DOWN",
+                     *       "current_challenge": "TURN_LEFT",
                      *       "challenges_remaining": 2,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
                      *       "is_live": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:08:09.127Z",
-                     *       "expires_at": "2026-11-25T12:13:09.127Z",
-                     *       "challenge_started_at": "2026-11-25T12:08:09.132Z",
-                     *       "challenge_deadline": "2026-11-25T12:08:14.132Z",
+                     *       "created_at": "2026-11-25T12:12:39.375Z",
+                     *       "expires_at": "2026-11-25T12:17:39.375Z",
+                     *       "challenge_started_at": "2026-11-25T12:12:39.386Z",
+                     *       "challenge_deadline": "2026-11-25T12:12:44.386Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4343,7 +4379,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5"
+                     *       "cancelled": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7"
                      *     }
                      */
                     "application/json": {
@@ -4481,7 +4517,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+                     *       "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4840,7 +4876,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+                     *           "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.7817,
                      *           "metadata": {
@@ -5105,7 +5141,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+                     *         "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5115,7 +5151,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+                     *           "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5483,7 +5519,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
+                     *       "removed": "02282314-7c4d-4853-a86c-5ef5a8644bbf",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5691,14 +5727,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+                     *           "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:08:06.400Z",
-                     *           "updated_at": "2026-11-25T12:08:06.400Z"
+                     *           "enrolled_at": "2026-11-25T12:12:28.197Z",
+                     *           "updated_at": "2026-11-25T12:12:28.197Z"
                      *         }
                      *       ]
                      *     }
@@ -5835,10 +5871,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
+                     *           "cluster_id": "1bc0f02b-8458-438b-8087-aed05958dbbb",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:08:06.738Z",
-                     *           "last_seen": "2026-11-25T12:08:06.738Z",
+                     *           "first_seen": "2026-11-25T12:12:28.831Z",
+                     *           "last_seen": "2026-11-25T12:12:28.831Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5898,10 +5934,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "6383ff86-f299-4173-b5db-44a5381c8709",
+                     *           "cluster_id": "f3223035-e0c5-4558-9d4b-17cfc8d224a8",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:08:06.690Z",
-                     *           "last_seen": "2026-11-25T12:08:06.690Z",
+                     *           "first_seen": "2026-11-25T12:12:28.755Z",
+                     *           "last_seen": "2026-11-25T12:12:28.755Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6098,10 +6134,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
+                     *       "cluster_id": "1bc0f02b-8458-438b-8087-aed05958dbbb",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:08:06.738Z",
-                     *       "last_seen": "2026-11-25T12:08:06.738Z",
+                     *       "first_seen": "2026-11-25T12:12:28.831Z",
+                     *       "last_seen": "2026-11-25T12:12:28.831Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6293,7 +6329,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "6383ff86-f299-4173-b5db-44a5381c8709"
+                     *       "removed": "f3223035-e0c5-4558-9d4b-17cfc8d224a8"
                      *     }
                      */
                     "application/json": {
@@ -6391,13 +6427,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
+                     *       "identity_id": "02282314-7c4d-4853-a86c-5ef5a8644bbf",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
+                     *       "cluster_id": "1bc0f02b-8458-438b-8087-aed05958dbbb",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6737,11 +6773,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 9.99,
+                     *         "fps": 10,
                      *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.99,
+                     *         "processed_fps": 8.9,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -7018,11 +7054,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 9.99,
+                     *       "fps": 10,
                      *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.99,
+                     *       "processed_fps": 8.9,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7345,7 +7381,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:08:09.484Z",
+                     *         "created_at": "2026-11-25T12:12:40.314Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7510,7 +7546,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:08:09.484Z",
+                     *       "created_at": "2026-11-25T12:12:40.314Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7779,7 +7815,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:08:09.494Z",
+                     *         "created_at": "2026-11-25T12:12:40.339Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -7953,7 +7989,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:08:09.494Z",
+                     *       "created_at": "2026-11-25T12:12:40.339Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8517,7 +8553,7 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
                      *       "from": "2026-11-24T12:00:00.000Z",
-                     *       "to": "2026-11-25T12:08:17.532Z",
+                     *       "to": "2026-11-25T12:12:48.448Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
@@ -8679,13 +8715,13 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82376957952,
+                     *         "free_bytes": 82317066240,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78560.8 MB free (reserve 64 MB)"
+                     *         "detail": "78503.7 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -8785,8 +8821,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 584,
-                     *             "warmup_ms": 95
+                     *             "load_ms": 1100,
+                     *             "warmup_ms": 275
                      *           }
                      *         ]
                      *       },
@@ -8802,8 +8838,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 711,
-                     *             "warmup_ms": 72
+                     *             "load_ms": 1397,
+                     *             "warmup_ms": 290
                      *           }
                      *         ]
                      *       },
@@ -8819,8 +8855,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 581,
-                     *             "warmup_ms": 66
+                     *             "load_ms": 1046,
+                     *             "warmup_ms": 158
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8829,8 +8865,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 535,
-                     *             "warmup_ms": 11
+                     *             "load_ms": 1121,
+                     *             "warmup_ms": 152
                      *           }
                      *         ]
                      *       }
@@ -8995,7 +9031,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-NUFu6X/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-ZXldVz/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},

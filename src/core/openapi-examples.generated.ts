@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "354be4d9-be7a-498c-9e62-e387151d40e3"
+      "removed": "b97aca1b-c5a7-4493-880e-008826c330b4"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "6383ff86-f299-4173-b5db-44a5381c8709"
+      "removed": "f3223035-e0c5-4558-9d4b-17cfc8d224a8"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5"
+      "cancelled": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
+      "removed": "02282314-7c4d-4853-a86c-5ef5a8644bbf",
       "watchlist": "default",
       "samples": 1
     }
@@ -137,7 +137,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-NUFu6X/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-ZXldVz/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -169,13 +169,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82376957952,
+        "free_bytes": 82317066240,
         "reserve_bytes": 67108864,
-        "detail": "78560.8 MB free (reserve 64 MB)"
+        "detail": "78503.7 MB free (reserve 64 MB)"
       }
     }
   },
@@ -208,8 +208,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 584,
-            "warmup_ms": 95
+            "load_ms": 1100,
+            "warmup_ms": 275
           }
         ]
       },
@@ -225,8 +225,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 711,
-            "warmup_ms": 72
+            "load_ms": 1397,
+            "warmup_ms": 290
           }
         ]
       },
@@ -242,8 +242,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 581,
-            "warmup_ms": 66
+            "load_ms": 1046,
+            "warmup_ms": 158
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -252,8 +252,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 535,
-            "warmup_ms": 11
+            "load_ms": 1121,
+            "warmup_ms": 152
           }
         ]
       }
@@ -262,9 +262,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "fc2d74f5-4e96-4bee-bab7-36e6e6957b82",
+        "id": "fe54509e-b7f4-4394-893c-13f1d572465d",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:08:16.890Z",
+        "timestamp": "2026-11-25T12:12:47.915Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -280,9 +280,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "1bb2f6a2-327e-4d8d-9ff7-424122cafad3",
+        "id": "89a1ddec-3268-40e3-a2e1-36775f1c4839",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:08:16.694Z",
+        "timestamp": "2026-11-25T12:12:47.729Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -306,33 +306,33 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+        "id": "b97aca1b-c5a7-4493-880e-008826c330b4",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:08:17.594+00:00",
+        "created_at": "2026-11-25T12:12:48.737+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+      "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795608497596000",
-          "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
-          "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+          "delivery_id": "1795608768747000",
+          "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
+          "event_id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:08:17.596+00:00",
-          "updated_at": "2026-11-25T12:08:17.652+00:00",
+          "created_at": "2026-11-25T12:12:48.747+00:00",
+          "updated_at": "2026-11-25T12:12:48.884+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -345,10 +345,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
+          "cluster_id": "1bc0f02b-8458-438b-8087-aed05958dbbb",
           "size": 1,
-          "first_seen": "2026-11-25T12:08:06.738Z",
-          "last_seen": "2026-11-25T12:08:06.738Z",
+          "first_seen": "2026-11-25T12:12:28.831Z",
+          "last_seen": "2026-11-25T12:12:28.831Z",
           "watchlists": [
             "default"
           ],
@@ -408,10 +408,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "6383ff86-f299-4173-b5db-44a5381c8709",
+          "cluster_id": "f3223035-e0c5-4558-9d4b-17cfc8d224a8",
           "size": 1,
-          "first_seen": "2026-11-25T12:08:06.690Z",
-          "last_seen": "2026-11-25T12:08:06.690Z",
+          "first_seen": "2026-11-25T12:12:28.755Z",
+          "last_seen": "2026-11-25T12:12:28.755Z",
           "watchlists": [
             "default"
           ],
@@ -475,10 +475,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
+      "cluster_id": "1bc0f02b-8458-438b-8087-aed05958dbbb",
       "size": 1,
-      "first_seen": "2026-11-25T12:08:06.738Z",
-      "last_seen": "2026-11-25T12:08:06.738Z",
+      "first_seen": "2026-11-25T12:12:28.831Z",
+      "last_seen": "2026-11-25T12:12:28.831Z",
       "watchlists": [
         "default"
       ],
@@ -548,31 +548,31 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
+      "session_id": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7",
       "challenges": [
-        {
-          "type": "LOOK_DOWN",
-          "instruction": "look downward",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_LEFT",
           "instruction": "turn head left",
           "timeout_seconds": 5
+        },
+        {
+          "type": "SMILE",
+          "instruction": "smile",
+          "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "LOOK_DOWN",
+      "current_challenge": "TURN_LEFT",
       "challenges_remaining": 2,
       "passed_challenges": [],
       "session_complete": false,
       "is_live": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:08:09.127Z",
-      "expires_at": "2026-11-25T12:13:09.127Z",
-      "challenge_started_at": "2026-11-25T12:08:09.132Z",
-      "challenge_deadline": "2026-11-25T12:08:14.132Z",
+      "created_at": "2026-11-25T12:12:39.375Z",
+      "expires_at": "2026-11-25T12:17:39.375Z",
+      "challenge_started_at": "2026-11-25T12:12:39.386Z",
+      "challenge_deadline": "2026-11-25T12:12:44.386Z",
       "ended_at": null
     }
   },
@@ -582,11 +582,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 9.99,
+        "fps": 10,
         "frame_count": 81,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.99,
+        "processed_fps": 8.9,
         "decoder": "cpu",
         "loop": true
       }
@@ -597,11 +597,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 9.99,
+      "fps": 10,
       "frame_count": 81,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.99,
+      "processed_fps": 8.9,
       "decoder": "cpu",
       "loop": true
     }
@@ -637,7 +637,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "bucket": "15m",
       "from": "2026-11-24T12:00:00.000Z",
-      "to": "2026-11-25T12:08:17.532Z",
+      "to": "2026-11-25T12:12:48.448Z",
       "rows": [
         {
           "rule_id": "walkway",
@@ -673,7 +673,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:08:09.484Z",
+        "created_at": "2026-11-25T12:12:40.314Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -709,7 +709,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:08:09.494Z",
+        "created_at": "2026-11-25T12:12:40.339Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -738,14 +738,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+          "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:08:06.400Z",
-          "updated_at": "2026-11-25T12:08:06.400Z"
+          "enrolled_at": "2026-11-25T12:12:28.197Z",
+          "updated_at": "2026-11-25T12:12:28.197Z"
         }
       ]
     }
@@ -829,7 +829,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<",
         "7077979792GBR9505209M1704224<<<<<<<<<<<<<<00"
       ],
-      "check_digits_valid": true
+      "check_digits_valid": true,
+      "field_confidence": {
+        "document_code": 0.997,
+        "issuing_country": 0.993,
+        "document_number": 0.914,
+        "surname": 0.974,
+        "given_names": 0.992,
+        "nationality": 0.899,
+        "date_of_birth": 0.987,
+        "sex": 0.953,
+        "expiry_date": 0.93
+      },
+      "warnings": []
     },
     "request": {
       "image": "<image/jpeg bytes>"
@@ -930,7 +942,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<",
           "7077979792GBR9505209M1704224<<<<<<<<<<<<<<00"
         ],
-        "check_digits_valid": true
+        "check_digits_valid": true,
+        "field_confidence": {
+          "document_code": 0.997,
+          "issuing_country": 0.992,
+          "document_number": 0.935,
+          "surname": 0.984,
+          "given_names": 0.985,
+          "nationality": 0.814,
+          "date_of_birth": 0.98,
+          "sex": 0.992,
+          "expiry_date": 0.937
+        },
+        "warnings": []
       },
       "has_face": true
     },
@@ -1027,13 +1051,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+      "id": "b97aca1b-c5a7-4493-880e-008826c330b4",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:08:17.594+00:00",
+      "created_at": "2026-11-25T12:12:48.737+00:00",
       "enabled": true
     },
     "request": {
@@ -1047,15 +1071,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795608497662000",
-      "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
-      "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+      "delivery_id": "1795608768954000",
+      "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
+      "event_id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:08:17.662+00:00",
-      "updated_at": "2026-11-25T12:08:17.662+00:00",
-      "next_attempt_at": "2026-11-25T12:08:17.662Z",
+      "created_at": "2026-11-25T12:12:48.954+00:00",
+      "updated_at": "2026-11-25T12:12:48.954+00:00",
+      "next_attempt_at": "2026-11-25T12:12:48.954Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1063,26 +1087,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "354be4d9-be7a-498c-9e62-e387151d40e3",
+      "id": "b97aca1b-c5a7-4493-880e-008826c330b4",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:08:17.594+00:00",
+      "created_at": "2026-11-25T12:12:48.737+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+        "id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:08:17.596Z",
+        "timestamp": "2026-11-25T12:12:48.747Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 354be4d9-be7a-498c-9e62-e387151d40e3",
+          "message": "test delivery to webhook b97aca1b-c5a7-4493-880e-008826c330b4",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1091,15 +1115,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795608497596000",
-        "webhook_id": "354be4d9-be7a-498c-9e62-e387151d40e3",
-        "event_id": "6f8825ac-80fd-445d-89c7-4c02f85c443e",
+        "delivery_id": "1795608768747000",
+        "webhook_id": "b97aca1b-c5a7-4493-880e-008826c330b4",
+        "event_id": "30a8dc49-e1a3-420b-99f0-d2f73552510d",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:08:17.596+00:00",
-        "updated_at": "2026-11-25T12:08:17.596+00:00",
-        "next_attempt_at": "2026-11-25T12:08:17.596Z",
+        "created_at": "2026-11-25T12:12:48.747+00:00",
+        "updated_at": "2026-11-25T12:12:48.747+00:00",
+        "next_attempt_at": "2026-11-25T12:12:48.747Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1166,7 +1190,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+          "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
           "label": "Barack Obama",
           "similarity": 0.7817,
           "metadata": {
@@ -1184,7 +1208,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+        "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1194,7 +1218,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+          "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1333,13 +1357,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "3ae4e54d-acc1-4ede-aa65-2ab9b40f06f6",
+      "identity_id": "02282314-7c4d-4853-a86c-5ef5a8644bbf",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "8fab45f8-9e3d-44b6-94b2-36e848c802c4",
+      "cluster_id": "1bc0f02b-8458-438b-8087-aed05958dbbb",
       "promoted_samples": 1
     },
     "request": {
@@ -1349,16 +1373,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
+      "session_id": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7",
       "challenges": [
-        {
-          "type": "LOOK_DOWN",
-          "instruction": "look downward",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_LEFT",
           "instruction": "turn head left",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "SMILE",
+          "instruction": "smile",
           "timeout_seconds": 5
         }
       ]
@@ -1366,8 +1390,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "b69d1d9b-a0f0-4fc0-9bf9-486a76d269f5",
-      "challenge_type": "LOOK_DOWN",
+      "session_id": "469231ea-d9af-4bd5-adfd-df4bf77aa2c7",
+      "challenge_type": "TURN_LEFT",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 2,
@@ -1556,7 +1580,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:08:09.484Z",
+      "created_at": "2026-11-25T12:12:40.314Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1603,7 +1627,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:08:09.494Z",
+      "created_at": "2026-11-25T12:12:40.339Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1635,7 +1659,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "bda0bce1-7668-4168-a97d-a9b9e0b214d5",
+      "identity_id": "47ca3736-75dd-4872-94d2-1cf9d6f319d4",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

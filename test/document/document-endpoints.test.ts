@@ -68,7 +68,12 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
   it('/mrz reads a TD3 passport into the spec fields with all check digits valid', async () => {
     const res = await post('/api/v1/documents/mrz', image(TD3_PNG));
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), {
+    const { field_confidence, warnings, ...spec } = res.json() as Record<string, unknown> & { field_confidence: Record<string, number>; warnings: string[] };
+    // Beyond the spec: a certainty per field and the warnings (none on this clean scan).
+    assert.deepEqual(Object.keys(field_confidence).sort(), ['date_of_birth', 'document_code', 'document_number', 'expiry_date', 'given_names', 'issuing_country', 'nationality', 'sex', 'surname']);
+    for (const v of Object.values(field_confidence)) assert.ok(v >= 0 && v <= 1);
+    assert.ok(Array.isArray(warnings));
+    assert.deepEqual(spec, {
       mrz_type: 'TD3',
       document_code: 'P<',
       document_number: 'L898902C3',
@@ -152,6 +157,9 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
     assert.ok(body.mrz, 'mrz is null');
     assert.deepEqual(body.mrz.raw_mrz, TD3_LINES);
     assert.equal(body.mrz.check_digits_valid, true);
+    // /scan carries the same per-field certainty and warnings as /mrz (issue 15).
+    assert.equal(typeof body.mrz.field_confidence.surname, 'number');
+    assert.ok(Array.isArray(body.mrz.warnings));
     assert.match(body.ocr.full_text, /ERIKSSON/);
     // Boxes are in the uploaded photo's pixels, inside the warped page.
     for (const l of body.ocr.lines) {

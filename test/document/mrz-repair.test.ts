@@ -91,14 +91,39 @@ describe('MRZ repair: structure', () => {
     assert.equal(keep.join(''), 'ERIK<<ANNA<K<<<<<<<<<<<<<<<<<<');
   });
 
-  it('corrects a misread country code to the listed code nearest in probability', () => {
-    const out = repair('TD3', ['P<EYYERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', TD3[1]!]);
-    // EYY is no country; G/Y are not look-alikes, so nothing listed is near: left alone.
-    assert.equal(out[0]!.slice(2, 5), 'EYY');
-    const slots = ["P<EYYERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", TD3[1]!].map((l) => distsFromLine(l));
+  // Regression (issue 15): a nationality was "repaired" into a listed code that is not printed (132 -> MMR).
+  it('never replaces a country code by a listed one: an unlisted code is returned as printed', () => {
+    const slots = ['P<EYYERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', TD3[1]!].map((l) => distsFromLine(l));
     const d = distFromChar('Y');
-    d[MRZ_ALPHABET.indexOf('G')] = 0.2;
+    d[MRZ_ALPHABET.indexOf('G')] = 0.2; // EGY (Egypt) is close in probability, and still not printed
     slots[0]![3] = d;
-    assert.equal(repairMrz(FORMATS.TD3, slots).lines[0]!.slice(2, 5), 'EGY');
+    assert.equal(repairMrz(FORMATS.TD3, slots).lines[0]!.slice(2, 5), 'EYY');
+    // A code printed in digits, read with certainty, stays digits.
+    const numeric = [TD3[0]!, set(set(set(TD3[1]!, 10, '1'), 11, '3'), 12, '2')].map((l) => distsFromLine(l, 0.01));
+    for (const pos of [10, 11, 12]) numeric[1]![pos]![MRZ_ALPHABET.indexOf('132'[pos - 10]!)] = 0.97;
+    assert.equal(repairMrz(FORMATS.TD3, numeric).lines[1]!.slice(10, 13), '132');
+  });
+
+  // Regression (issue 15): K<< read as <<< wiped the given names.
+  it('reads a letter before the separator (K<< seen as <<<) instead of wiping the given names', () => {
+    const span = { line: 2, start: 0, end: 30 };
+    const slots = distsFromLine('BLAC<<<ANNA<MARIA<<<<<<<<<<<<<');
+    const k = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
+    k[MRZ_ALPHABET.indexOf('<')] = 0.6;
+    k[MRZ_ALPHABET.indexOf('K')] = 0.35;
+    slots[4] = k;
+    const line = [...'BLAC<<<ANNA<MARIA<<<<<<<<<<<<<'];
+    fillNameTail(line, span, slots);
+    assert.equal(line.join(''), 'BLACK<<ANNA<MARIA<<<<<<<<<<<<<');
+    // A one-letter name part between fillers (<K<< seen as <<<<).
+    const single = [...'MUSTER<<<<ANNA<<<<<<<<<<<<<<<<'];
+    const s2 = distsFromLine(single.join(''));
+    s2[7] = k;
+    fillNameTail(single, span, s2);
+    assert.equal(single.join(''), 'MUSTER<K<<ANNA<<<<<<<<<<<<<<<<');
+    // Junk after the padding, where no letter was seen inside the run, is still cleared.
+    const junk = [...'MUSTERMANN<<ERIKA<<<K<<K<<KK<<'];
+    fillNameTail(junk, span, distsFromLine(junk.join('')));
+    assert.equal(junk.join(''), 'MUSTERMANN<<ERIKA<<<<<<<<<<<<<');
   });
 });

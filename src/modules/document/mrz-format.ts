@@ -68,8 +68,9 @@ function twoLine(name: FormatName, length: 44 | 36): FormatDef {
   ];
   const cls: [Span, CharClass][] = [
     [s(0, 0, 1), 'A'],
-    // The second code character is issuer-defined (US cards print C1, for one).
-    [s(0, 1, 2), 'X'],
+    // ICAO 9303 parts 4-7: passports, visas and TD2 cards print a letter or a filler
+    // after the document letter (only TD1 cards are seen with digits there).
+    [s(0, 1, 2), 'A'],
     [s(0, 2, 5), 'A'],
     [s(0, 5, length), 'A'],
     [s(1, 0, 9), 'X'],

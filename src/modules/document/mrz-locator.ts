@@ -13,12 +13,40 @@ export interface Row {
   x1: number;
   x2: number;
   cy: number;
+  /** Centre, and unit vector along the reading direction (rows of a turned card slope). */
+  c: Point;
+  dir: Point;
 }
 
 function toRow(quad: Quad): Row {
   const [x1, , x2] = quadBbox(quad);
-  const cy = (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4;
-  return { quad, height: quadSize(quad).height, x1, x2, cy };
+  const c = { x: (quad[0].x + quad[1].x + quad[2].x + quad[3].x) / 4, y: (quad[0].y + quad[1].y + quad[2].y + quad[3].y) / 4 };
+  const dx = (quad[1].x + quad[2].x - quad[0].x - quad[3].x) / 2;
+  const dy = (quad[1].y + quad[2].y - quad[0].y - quad[3].y) / 2;
+  const len = Math.hypot(dx, dy) || 1;
+  return { quad, height: quadSize(quad).height, x1, x2, cy: c.y, c, dir: { x: dx / len, y: dy / len } };
+}
+
+/**
+ * Where `p` lies relative to `row`'s centre line: across it (positive below) and along
+ * it. On a card turned by 17 degrees, rows one pitch apart differ in y by up to a
+ * third of their length wherever the detector cut them; measured across their own
+ * direction they stay one pitch apart.
+ */
+function relative(row: Row, p: Point): { across: number; along: number } {
+  const vx = p.x - row.c.x;
+  const vy = p.y - row.c.y;
+  return { across: vx * -row.dir.y + vy * row.dir.x, along: vx * row.dir.x + vy * row.dir.y };
+}
+
+/** Distance from row a's centre line to row b's centre, across a's direction. */
+export function rowGap(a: Row, b: Row): number {
+  return Math.abs(relative(a, b.c).across);
+}
+
+/** A row's left end (middle of its left edge). */
+function leftEnd(r: Row): Point {
+  return { x: (r.quad[0].x + r.quad[3].x) / 2, y: (r.quad[0].y + r.quad[3].y) / 2 };
 }
 
 /** Joins boxes that continue each other on one text row (the detector splits a row at wide gaps). */
@@ -28,7 +56,7 @@ export function mergeRows(boxes: TextBox[]): Row[] {
   for (const r of rows) {
     const host = out.find(
       (o) =>
-        Math.abs(o.cy - r.cy) < Math.min(o.height, r.height) * 0.5 &&
+        Math.abs(relative(o, r.c).across) < Math.min(o.height, r.height) * 0.5 &&
         Math.max(o.height, r.height) / Math.min(o.height, r.height) < 1.5 &&
         r.x1 - o.x2 < 2 * Math.max(o.height, r.height) &&
         r.x1 > o.x1,
@@ -54,21 +82,25 @@ export function mrzCandidates(rows: Row[], maxGroups = 4): Row[][] {
   const aspect = (r: Row) => (r.x2 - r.x1) / r.height;
   for (const seed of [...long].sort((a, b) => aspect(b) - aspect(a))) {
     if (groups.some((g) => g.includes(seed))) continue;
+    // Same height, left ends aligned along the seed's direction (ICAO's fixed block).
     const similar = (r: Row) =>
-      Math.max(r.height, seed.height) / Math.min(r.height, seed.height) < 1.45 && Math.abs(r.x1 - seed.x1) < 2 * seed.height && r !== seed;
+      Math.max(r.height, seed.height) / Math.min(r.height, seed.height) < 1.45 &&
+      Math.abs(relative(seed, leftEnd(r)).along - relative(seed, leftEnd(seed)).along) < 2 * seed.height &&
+      r !== seed;
     const group = [seed];
     for (const dir of [-1, 1]) {
       let cur = seed;
       for (;;) {
+        const gap = (r: Row) => relative(cur, r.c).across * dir;
         const next = rows
-          .filter((r) => similar(r) && !group.includes(r) && (r.cy - cur.cy) * dir > 0.7 * seed.height && (r.cy - cur.cy) * dir < 2.6 * seed.height)
-          .sort((a, b) => Math.abs(a.cy - cur.cy) - Math.abs(b.cy - cur.cy))[0];
+          .filter((r) => similar(r) && !group.includes(r) && gap(r) > 0.7 * seed.height && gap(r) < 2.6 * seed.height)
+          .sort((a, b) => gap(a) - gap(b))[0];
         if (!next) break;
         group.push(next);
         cur = next;
       }
     }
-    group.sort((a, b) => a.cy - b.cy);
+    group.sort((a, b) => relative(seed, a.c).across - relative(seed, b.c).across);
     // An MRZ has at most three rows: keep the three around the seed with the most text.
     if (group.length > 3) {
       const at = group.indexOf(seed);
@@ -135,6 +167,7 @@ export function growAcross(quad: Quad, k: number): Quad {
 
 /** A row one pitch above (-1) or below (+1) a block, for a TD1 line the detector missed. */
 export function shiftedRow(row: Row, pitch: number, dir: -1 | 1): Row {
-  const quad = row.quad.map((p) => ({ x: p.x, y: p.y + dir * pitch })) as Quad;
+  // Across the row's own direction, so a turned card's next row is found too.
+  const quad = row.quad.map((p) => ({ x: p.x - row.dir.y * dir * pitch, y: p.y + row.dir.x * dir * pitch })) as Quad;
   return toRow(quad);
 }

@@ -14,6 +14,9 @@ export interface MrzResult {
   issuing_country: string;
   raw_mrz: string[];
   check_digits_valid: boolean;
+  /** Beyond the spec, set by the reader (not by parsing text): see mrz-confidence.ts. */
+  field_confidence?: Record<string, number>;
+  warnings?: string[];
 }
 
 export interface CheckOutcome {
@@ -104,12 +107,13 @@ export function parseMrz(lines: string[]): ParsedMrz | undefined {
       document_number: number,
       surname,
       given_names,
-      nationality: f('nationality'),
+      // The code without its fillers (D<< is Germany's "D"); raw_mrz keeps the printed form.
+      nationality: f('nationality').replace(/</g, ''),
       date_of_birth: f('date_of_birth'),
       // ICAO prints X or a filler for unspecified; the spec's value for it is '<'.
       sex: sexRaw === 'X' ? '<' : sexRaw,
       expiry_date: f('expiry_date'),
-      issuing_country: f('issuing_country'),
+      issuing_country: f('issuing_country').replace(/</g, ''),
       raw_mrz: [...lines],
       check_digits_valid: checks.every((c) => c.valid),
     },

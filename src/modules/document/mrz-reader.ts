@@ -3,8 +3,9 @@ import { clampQuad, type Point, type Quad } from './geometry.js';
 import { FORMATS, type FormatDef } from './mrz-format.js';
 import { parseMrz, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
-import { extendRow, growAcross, mergeRows, mrzCandidates, shiftedRow, type Row } from './mrz-locator.js';
-import { alignLine, distsToText, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead } from './mrz-slots.js';
+import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
+import { alignLine, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead } from './mrz-slots.js';
+import { mrzConfidence, UNCERTAIN_BELOW } from './mrz-confidence.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
@@ -61,7 +62,7 @@ const MORE_PASSES: ReadPass[] = [
 const MRZ_ROW_GROWTH = 1.35;
 
 /** A names character read with less probability than this asks for the other reads. */
-const NAME_SURE = 0.8;
+const NAME_SURE = UNCERTAIN_BELOW;
 
 /**
  * Reads a machine-readable zone: candidate blocks of rows from the detector, each
@@ -138,7 +139,7 @@ export class MrzReader {
       // A TD1 card whose third row the detector missed: read one pitch below and above.
       const first = kept[0]!;
       const last = kept[1]!;
-      const pitch = Math.abs(last.cy - first.cy) || 1.6 * h;
+      const pitch = rowGap(first, last) || 1.6 * h;
       const extra = await this.readRows(img, [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)], x1, x2);
       const below = extra[0]!;
       const above = extra[1]!;
@@ -178,6 +179,7 @@ export class MrzReader {
     const parsed = parseMrz(repaired.lines);
     if (!parsed || !plausible(parsed)) return undefined;
     const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
+    Object.assign(parsed.result, mrzConfidence(format, slots, repaired.lines, parsed.checks));
     return { parsed, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
   }
 }
@@ -231,9 +233,15 @@ function mrzLike(text: string): boolean {
   return fillers >= 2 || digits >= 8;
 }
 
-/** The MRZ line length (30, 36 or 44) closest to the rows' median decoded length. */
+/**
+ * The MRZ line length (30, 36 or 44) closest to the rows' median length. A row's
+ * length is measured from its geometry when it can be (the crop's timesteps over the
+ * pitch of adjacent decoded characters): greedy CTC merges runs of fillers, so a
+ * 44-character row with long padding decodes to 36 or fewer characters, and its
+ * length must not turn a passport into a TD2 card.
+ */
 function nearestLength(rows: RowRead[]): 30 | 36 | 44 {
-  const lens = rows.map((r) => r.read.text.length).sort((a, b) => a - b);
+  const lens = rows.map((r) => estimateCells(r.matrix, r.read) ?? r.read.text.length).sort((a, b) => a - b);
   const median = lens[Math.floor(lens.length / 2)]!;
   return ([30, 36, 44] as const).reduce((a, b) => (Math.abs(b - median) < Math.abs(a - median) ? b : a));
 }

@@ -53,9 +53,9 @@ export function distsFromLine(line: string, lookAlike = 0.05): SlotDist[] {
 const FILLER = MRZ_ALPHABET.length - 1;
 const NAME_FILLER_PRIOR = 4;
 
-function withFillerPrior(d: SlotDist): SlotDist {
+function withFillerPrior(d: SlotDist, prior = NAME_FILLER_PRIOR): SlotDist {
   const out = new Float32Array(d);
-  out[FILLER] = out[FILLER]! * NAME_FILLER_PRIOR;
+  out[FILLER] = out[FILLER]! * prior;
   return out;
 }
 
@@ -71,47 +71,101 @@ function bestInClass(d: SlotDist, cls: CharClass): { c: string; p: number } {
 
 export interface RepairResult {
   lines: string[];
-  /** Characters changed by the check-digit and country-code searches (not by class constraints). */
+  /** Characters changed by the check-digit search (not by class constraints). */
   checkFixes: number;
+}
+
+/** A letter read with at least this probability inside a run of fillers may be real. */
+const LETTER_SEEN = 0.2;
+
+const logOf = (d: SlotDist, c: string) => Math.log(Math.max(1e-6, d[MRZ_ALPHABET.indexOf(c)]!));
+
+/** The most probable letter of a slot. */
+function bestLetter(d: SlotDist): string {
+  let best = 10;
+  for (let i = 11; i < 36; i++) if (d[i]! > d[best]!) best = i;
+  return MRZ_ALPHABET[best]!;
 }
 
 /**
  * Inside a names field fillers come alone (between name parts) or in pairs (between
- * surname and given names); three in a row can only be the trailing padding, so
- * everything after them is padding too (a K or C read there is a misread filler).
+ * surname and given names); three in a row can only be the trailing padding. When
+ * letters follow such a run, either they are misread fillers (a blurred '<' reads as
+ * K, C or E) or one filler of the run is a misread letter (K<< read as <<<, which would
+ * wipe the given names): whichever costs less probability is chosen.
  */
-export function fillNameTail(line: string[], span: Span): void {
+export function fillNameTail(line: string[], span: Span, slots?: SlotDist[]): void {
   for (let i = span.start; i + 2 < span.end; i++) {
-    if (line[i] === '<' && line[i + 1] === '<' && line[i + 2] === '<') {
-      for (let j = i + 3; j < span.end; j++) line[j] = '<';
+    if (line[i] !== '<' || line[i + 1] !== '<' || line[i + 2] !== '<') continue;
+    let runEnd = i + 3;
+    while (runEnd < span.end && line[runEnd] === '<') runEnd++;
+    const after: number[] = [];
+    for (let j = runEnd; j < span.end; j++) if (line[j] !== '<') after.push(j);
+    if (after.length === 0) return;
+    // Cost of making every later letter a filler.
+    const clearCost = slots ? after.reduce((acc, j) => acc + logOf(slots[j]!, line[j]!) - logOf(slots[j]!, '<'), 0) : 0;
+    // The cheapest single letter inside the run that leaves no run of three (K<<, <K<, <<K),
+    // among letters the recogniser did see there (at least LETTER_SEEN).
+    let letter: { pos: number; c: string; cost: number } | undefined;
+    if (slots && i > span.start) {
+      for (let pos = i; pos < runEnd; pos++) {
+        if (pos - i > 2 || runEnd - pos - 1 > 2) continue;
+        const c = bestLetter(slots[pos]!);
+        if (slots[pos]![MRZ_ALPHABET.indexOf(c)]! < LETTER_SEEN) continue;
+        const cost = logOf(slots[pos]!, '<') - logOf(slots[pos]!, c);
+        if (!letter || cost < letter.cost) letter = { pos, c, cost };
+      }
+    }
+    if (letter && letter.cost < clearCost) {
+      line[letter.pos] = letter.c;
+      i = letter.pos;
+      continue;
+    }
+    for (let j = runEnd; j < span.end; j++) line[j] = '<';
+    return;
+  }
+}
+
+/**
+ * A country code as printed. ICAO codes are letters (and fillers), so a digit read
+ * there is taken as a letter it resembles; where the recogniser found two or three
+ * letters about equally likely at a position (0 as O, D or Q), a listed code among
+ * those combinations is preferred. A code is never replaced by a listed one the
+ * recogniser did not see, and a code printed in digits (every character read as a
+ * digit with near certainty, as on some non-conformant documents) stays digits.
+ */
+function countryCode(slots: SlotDist[]): string {
+  const argmax = (d: SlotDist) => {
+    let best = 0;
+    for (let k = 1; k < d.length; k++) if (d[k]! > d[best]!) best = k;
+    return best;
+  };
+  if (slots.every((d) => argmax(d) < 10 && d[argmax(d)]! >= CLEAR_DIGIT)) return slots.map((d) => MRZ_ALPHABET[argmax(d)]!).join('');
+  const options = slots.map((d) => {
+    const top = bestInClass(d, 'A');
+    return [...MRZ_ALPHABET.slice(10)]
+      .map((c) => ({ c, p: d[MRZ_ALPHABET.indexOf(c)]! }))
+      .filter((x) => x.p >= top.p * NEAR_TIE)
+      .sort((a, b) => b.p - a.p)
+      .slice(0, 3);
+  });
+  let best = { code: options.map((o) => o[0]!.c).join(''), p: -1 };
+  const walk = (k: number, code: string, p: number) => {
+    if (k === options.length) {
+      if (MRZ_COUNTRY_CODES.has(code) && p > best.p) best = { code, p };
       return;
     }
-  }
+    for (const o of options[k]!) walk(k + 1, code + o.c, p * o.p);
+  };
+  walk(0, '', 1);
+  return best.code;
 }
+/** Letters within this ratio of a position's most probable letter count as a near tie. */
+const NEAR_TIE = 0.5;
+const CLEAR_DIGIT = 0.95;
 
-/** Cost, in log-probability, of the read country code vs the nearest listed one. */
-const MAX_COUNTRY_COST = Math.log(50);
-
-/** A code that is no country is replaced by the most probable listed code, if that is close enough. */
-function fixCountry(lines: string[][], slots: SlotDist[][], span: Span): number {
-  const line = lines[span.line]!;
-  const read = line.slice(span.start, span.end).join('');
-  if (MRZ_COUNTRY_CODES.has(read)) return 0;
-  const lp = (pos: number, c: string) => Math.log(Math.max(1e-6, slots[span.line]![pos]![MRZ_ALPHABET.indexOf(c)]!));
-  const base = [...read].reduce((acc, c, k) => acc + lp(span.start + k, c), 0);
-  let best: { code: string; cost: number } | undefined;
-  for (const code of MRZ_COUNTRY_CODES) {
-    const cost = base - [...code].reduce((acc, c, k) => acc + lp(span.start + k, c), 0);
-    if (cost < MAX_COUNTRY_COST && (!best || cost < best.cost)) best = { code, cost };
-  }
-  if (!best) return 0;
-  let changed = 0;
-  [...best.code].forEach((c, k) => {
-    if (line[span.start + k] !== c) changed++;
-    line[span.start + k] = c;
-  });
-  return changed;
-}
+/** Prior for a filler as the document code's second character (P<, I<, V<: most documents print one). */
+const CODE_FILLER_PRIOR = 2;
 
 /** Changes whose probability falls this far below the read character are not made (a clearly printed wrong digit stays wrong). */
 const MAX_FIX_COST = Math.log(30);
@@ -124,20 +178,22 @@ const MAX_FIX_COST = Math.log(30);
  */
 export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult {
   const names = format.fields.names;
+  const countries = ['issuing_country', 'nationality'].map((f) => format.fields[f]).filter((sp): sp is Span => sp !== undefined);
   const lines = slots.map((line, li) =>
     line.map((d, pos) => {
       // Fillers make up much of a names field; as a prior, a filler the recogniser
       // found a quarter as likely as a letter wins (a blurred '<' reads as C or K).
       if (names && li === names.line && pos >= names.start && pos < names.end) d = withFillerPrior(d);
+      if (li === 0 && pos === 1) d = withFillerPrior(d, CODE_FILLER_PRIOR);
       return bestInClass(d, format.classes[li]![pos]!).c;
     }),
   );
-  let fixes = 0;
-  if (names) fillNameTail(lines[names.line]!, names);
-  for (const field of ['issuing_country', 'nationality']) {
-    const span = format.fields[field];
-    if (span) fixes += fixCountry(lines, slots, span);
+  for (const sp of countries) {
+    const code = countryCode(slots[sp.line]!.slice(sp.start, sp.end));
+    lines[sp.line]!.splice(sp.start, code.length, ...code);
   }
+  let fixes = 0;
+  if (names) fillNameTail(lines[names.line]!, names, slots[names.line]);
   const logp = (li: number, pos: number, c: string) => Math.log(Math.max(1e-6, slots[li]![pos]![MRZ_ALPHABET.indexOf(c)]!));
   const asStrings = () => lines.map((l) => l.join(''));
 

@@ -159,6 +159,31 @@ export function alignLine(m: CtcMatrix, classIdx: number[], read: LineRead, leng
   });
 }
 
+/** Fewest adjacent character pairs that make a pitch estimate. */
+const MIN_PAIRS = 6;
+
+/**
+ * How many character cells a row's crop holds, from its geometry: the median
+ * timestep distance between adjacent decoded letters and digits (fillers are left
+ * out: CTC merges their runs, so two decoded fillers may be cells apart) gives the
+ * pitch, and the crop spans the line plus the margins alignLine's timing prior assumes.
+ * Undefined when too few adjacent pairs were decoded to tell.
+ */
+export function estimateCells(m: CtcMatrix, read: LineRead): number | undefined {
+  const gaps: number[] = [];
+  for (let i = 1; i < read.chars.length; i++) {
+    if (read.text[i] === '<' || read.text[i - 1] === '<') continue;
+    const a = read.chars[i - 1]!;
+    const b = read.chars[i]!;
+    gaps.push((b.t0 + b.t1) / 2 - (a.t0 + a.t1) / 2);
+  }
+  if (gaps.length < MIN_PAIRS) return undefined;
+  gaps.sort((x, y) => x - y);
+  const pitch = gaps[Math.floor(gaps.length / 2)]!;
+  if (pitch <= 0) return undefined;
+  return (m.steps - 6) / pitch + 1;
+}
+
 /** The most probable character per position (for logs and raw text). */
 export function distsToText(slots: SlotDist[]): string {
   return slots

@@ -16,7 +16,7 @@ export const OCR_DICTIONARY = 'ocr_keys_ppocr_v1';
  * class index -> character: 0 is the CTC blank, then one character per line,
  * then the space PaddleOCR appends (use_space_char).
  */
-function loadDictionary(dir: string): string[] {
+export function loadDictionary(dir: string): string[] {
   const entry = dataFileEntry(OCR_DICTIONARY);
   if (!entry) throw new Error(`${OCR_DICTIONARY} is not in models/manifest.json`);
   const file = join(dir, entry.file);

@@ -30,13 +30,21 @@ export const MrzResultSchema = Type.Object(
     document_number: Type.String({ description: 'Without fillers; long TD1/TD2 numbers include their overflow' }),
     surname: Type.String(),
     given_names: Type.String({ description: 'Name parts separated by single spaces' }),
-    nationality: Type.String({ description: 'Three-character code as printed (D<< for Germany)' }),
+    nationality: Type.String({ description: 'The code without fillers (D for Germany, printed D<<); as printed, never replaced by a listed code' }),
     date_of_birth: Type.String({ description: 'YYMMDD' }),
     sex: Type.String({ description: 'M, F or < (unspecified)' }),
     expiry_date: Type.String({ description: 'YYMMDD' }),
-    issuing_country: Type.String({ description: 'Three-character code as printed' }),
+    issuing_country: Type.String({ description: 'The code without fillers, as printed (see nationality)' }),
     raw_mrz: Type.Array(Type.String(), { description: 'The MRZ lines as read (after character repair)' }),
     check_digits_valid: Type.Boolean({ description: 'Every check digit of the layout holds, composite included' }),
+    field_confidence: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 1 }), {
+      description:
+        'Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread',
+    }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        'Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name',
+    }),
   },
   { additionalProperties: false },
 );

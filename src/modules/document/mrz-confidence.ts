@@ -1,0 +1,91 @@
+import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
+import { MRZ_ALPHABET, type FormatDef, type Span } from './mrz-format.js';
+import type { CheckOutcome } from './mrz-parser.js';
+import type { SlotDist } from './mrz-repair.js';
+
+/** Per-field certainty of an MRZ reading (beyond the spec: names carry no check digit). */
+export interface MrzConfidence {
+  field_confidence: Record<ConfidenceField, number>;
+  warnings: string[];
+}
+
+export const CONFIDENCE_FIELDS = ['document_code', 'issuing_country', 'document_number', 'surname', 'given_names', 'nationality', 'date_of_birth', 'sex', 'expiry_date'] as const;
+export type ConfidenceField = (typeof CONFIDENCE_FIELDS)[number];
+
+/**
+ * Below this certainty (p / (p + runner-up), so 0.8 means four times as likely as any
+ * other character) a character of a field makes the field "uncertain". The same
+ * value decides when the reader takes extra passes for the names.
+ */
+export const UNCERTAIN_BELOW = 0.8;
+
+
+const CHECK_FIELD: Record<CheckOutcome['name'], string> = {
+  doc: 'document_number_check_failed',
+  dob: 'date_of_birth_check_failed',
+  exp: 'expiry_date_check_failed',
+  pers: 'optional_data_check_failed',
+  comp: 'composite_check_failed',
+};
+
+const r3 = (v: number) => Math.round(v * 1000) / 1000;
+
+/**
+ * The lowest certainty of any character of each field (the fused per-position
+ * distributions, for the character finally chosen), and the warnings an
+ * integrator should act on: uncertain unchecked fields, failing checks, country codes
+ * that are on no list (returned as printed, never replaced).
+ */
+export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: string[], checks: CheckOutcome[]): MrzConfidence {
+  // A character's certainty is its probability against the strongest alternative,
+  // p / (p + runner-up): the per-position distributions also hold the tails of the
+  // neighbouring glyphs (a run of fillers read as one CTC step spreads over its
+  // cells), which lower p without making the character doubtful.
+  const prob = (li: number, pos: number) => {
+    const c = lines[li]?.[pos];
+    const d = slots[li]?.[pos];
+    if (c === undefined || !d) return 0;
+    const k = MRZ_ALPHABET.indexOf(c);
+    const p = d[k] ?? 0;
+    let other = 0;
+    for (let j = 0; j < d.length; j++) if (j !== k) other = Math.max(other, d[j]!);
+    return p + other > 0 ? p / (p + other) : 0;
+  };
+  const minOver = (spans: Span[]) => {
+    let m = 1;
+    for (const sp of spans) for (let p = sp.start; p < sp.end; p++) m = Math.min(m, prob(sp.line, p));
+    return r3(m);
+  };
+  const f = format.fields;
+  const names = f.names!;
+  const text = (lines[names.line] ?? '').slice(names.start, names.end);
+  const sep = text.replace(/<+$/, '').indexOf('<<');
+  // The surname runs to its separator (included: a misread separator moves the split);
+  // the given names take the rest of the field, padding included (a letter lost into
+  // the padding shows there).
+  const cut = sep < 0 ? names.end : names.start + sep + 2;
+  const surname = { line: names.line, start: names.start, end: cut };
+  const given = { line: names.line, start: sep < 0 ? names.start : cut, end: names.end };
+  const field_confidence: Record<ConfidenceField, number> = {
+    document_code: minOver([f.document_code!]),
+    issuing_country: minOver([f.issuing_country!]),
+    document_number: minOver([f.document_number!]),
+    surname: minOver([surname]),
+    given_names: minOver([given]),
+    nationality: minOver([f.nationality!]),
+    date_of_birth: minOver([f.date_of_birth!]),
+    sex: minOver([f.sex!]),
+    expiry_date: minOver([f.expiry_date!]),
+  };
+  const warnings: string[] = [];
+  // Checked fields too: a check digit catches one misread, but not an O read as 0 plus
+  // another misread whose weights cancel it, nor a check "repaired" into holding.
+  for (const field of CONFIDENCE_FIELDS) if (field_confidence[field] < UNCERTAIN_BELOW) warnings.push(`${field}_uncertain`);
+  for (const c of checks) if (!c.valid) warnings.push(CHECK_FIELD[c.name]);
+  for (const field of ['issuing_country', 'nationality'] as const) {
+    const sp = f[field]!;
+    const code = (lines[sp.line] ?? '').slice(sp.start, sp.end);
+    if (!MRZ_COUNTRY_CODES.has(code)) warnings.push(`${field}_unlisted`);
+  }
+  return { field_confidence, warnings };
+}

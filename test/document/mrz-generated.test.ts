@@ -1,0 +1,128 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseMrz } from '../../src/modules/document/mrz-parser.js';
+import { randomIdentity, Rng, type ExpectedMrz, type IdentityOverrides } from '../fixtures/mrz-docs/identity.js';
+import { renderDocument, type RenderOptions } from '../fixtures/mrz-docs/render.js';
+import { testApp, type TestApp } from '../helpers/app.js';
+import { multipart } from '../helpers/multipart.js';
+
+const FIELDS = ['mrz_type', 'document_code', 'document_number', 'surname', 'given_names', 'nationality', 'date_of_birth', 'sex', 'expiry_date', 'issuing_country'] as const;
+type Answer = ExpectedMrz & { field_confidence: Record<string, number>; warnings: string[] };
+
+describe('generated ICAO 9303 documents: generator and parser agree', () => {
+  it('parses 500 random identities of every layout into the fields they were made from, check digits valid', () => {
+    const rng = new Rng(15);
+    for (let i = 0; i < 500; i++) {
+      const id = randomIdentity(rng);
+      const p = parseMrz(id.lines);
+      assert.ok(p, id.lines.join(' / '));
+      for (const f of FIELDS) assert.equal(p.result[f], id.expected[f], `${f}: ${id.lines.join(' / ')}`);
+      assert.equal(p.result.check_digits_valid, true, id.lines.join(' / '));
+    }
+  });
+});
+
+describe('generated ICAO 9303 documents read through POST /documents/mrz (real PP-OCRv4 models)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await testApp();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  async function read(seed: number, overrides: IdentityOverrides = {}, opts: RenderOptions = { mild: true }): Promise<{ want: ExpectedMrz; got?: Answer; status: number }> {
+    const rng = new Rng(seed);
+    const id = randomIdentity(rng, overrides);
+    const doc = await renderDocument(id, rng, opts);
+    const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
+    return { want: id.expected, got: res.statusCode === 200 ? (res.json() as Answer) : undefined, status: res.statusCode };
+  }
+  const wrongFields = (got: Answer | undefined, want: ExpectedMrz) => (got ? FIELDS.filter((f) => got[f] !== want[f]) : ['(no MRZ)']);
+
+  // The measured level on this set is 10 of 12: the two misses are document numbers with I/1 and
+  // O/0 read as their look-alikes, which check digits cannot always catch (II and 11 at weights 7, 3
+  // differ by 170, 0 mod 10); both carry a warning. Fewer than 10 is a regression.
+  it('reads a fixed-seed set of 12 mildly damaged documents: at least 10 fully correct, no wrong read without a warning', async () => {
+    let correct = 0;
+    const notes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { want, got, status } = await read(1500 + i);
+      const wrong = wrongFields(got, want);
+      if (wrong.length === 0) correct++;
+      else notes.push(`#${i} ${status} wrong ${wrong.join(',')}: ${got?.raw_mrz.join(' / ')} vs ${want.raw_mrz.join(' / ')}`);
+      // A wrong read must never look sure: a failing check or a warning says so.
+      if (got && wrong.length > 0) assert.ok(!got.check_digits_valid || got.warnings.length > 0, notes.at(-1));
+    }
+    assert.ok(correct >= 10, notes.join('\n'));
+  });
+
+  // Regression (issue 15): a TD3 passport with long padding decoded to 36-character rows and was reported as TD2.
+  it('keeps a 44-character passport a TD3 when its padding is long', async () => {
+    const { want, got } = await read(1601, { format: 'TD3', surname: 'LI', given: 'AN' });
+    assert.ok(got);
+    assert.equal(got.mrz_type, 'TD3');
+    assert.deepEqual(got.raw_mrz.map((l) => l.length), [44, 44]);
+    assert.deepEqual(wrongFields(got, want), []);
+  });
+
+  // Regression (issue 15): nationality and issuing country came back with their fillers (D<<).
+  it('returns a one-letter country code without its fillers', async () => {
+    const { got } = await read(1602, { format: 'TD1', issuer: 'D<<', nationality: 'D<<' });
+    assert.ok(got);
+    assert.equal(got.nationality, 'D');
+    assert.equal(got.issuing_country, 'D');
+    assert.ok(got.raw_mrz[1]!.includes('D<<'));
+  });
+
+  // Regression (issue 15): a phone screenshot of a passport turned about 17 degrees with a red box round the MRZ answered 422 NO_MRZ.
+  // Not fixed yet (422 NO_MRZ still): kept as a todo so it runs, is reported, and is not hidden.
+  it('reads a passport in a phone screenshot, turned 17 degrees, with a red box drawn round the MRZ', { todo: 'issue 15: screenshot + red box + 17 degrees still answers NO_MRZ' }, async () => {
+    const { want, got, status } = await read(1603, { format: 'TD3' }, { mild: true, screenshot: 'box', angleDeg: 17, charPx: 48 });
+    assert.equal(status, 200);
+    assert.deepEqual(wrongFields(got, want), []);
+  });
+
+  // Regression (issue 15): names misread (MAUS as MAAS, NOAH as NNAH, K<< as <<<) were reported with nothing to tell them apart.
+  it('reads the names the issue saw misread, or says they are uncertain', async () => {
+    const names: IdentityOverrides[] = [
+      { surname: 'MAUS', given: 'NOAH' },
+      { surname: 'MEULENDIJK', given: 'JOHN<Q' },
+      { surname: 'PUBLIC', given: 'K' },
+      { surname: 'K', given: 'ANNA' },
+    ];
+    for (const [k, o] of names.entries()) {
+      const { want, got } = await read(1610 + k, { format: 'TD3', ...o });
+      assert.ok(got, `${o.surname}: no MRZ`);
+      const wrong = wrongFields(got, want);
+      if (wrong.length > 0) assert.ok(got.warnings.length > 0, `${o.surname}: wrong ${wrong.join(',')} with no warning`);
+      for (const f of ['surname', 'given_names'] as const) assert.ok(got.field_confidence[f]! >= 0 && got.field_confidence[f]! <= 1);
+    }
+  });
+
+  // Issue 15: a zone of no ICAO layout (2 x 40, 4 x 30) must answer 200 or a clear 422, never crash.
+  it('answers a clear 422 NO_MRZ (or a reading) for zones of no ICAO layout, never a 5xx', async () => {
+    const rng = new Rng(1630);
+    const base = randomIdentity(rng, { format: 'TD1' });
+    const shapes = [
+      ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<'],
+      [...base.lines, base.lines[0]!],
+    ];
+    for (const lines of shapes) {
+      const doc = await renderDocument({ ...base, lines }, rng, { mild: true });
+      const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
+      assert.ok(res.statusCode === 200 || res.statusCode === 422, `${res.statusCode} ${res.body}`);
+      if (res.statusCode === 422) assert.equal(res.json().code, 'NO_MRZ');
+    }
+  });
+
+  // Regression (issue 15): a nationality was "repaired" into a listed code that is not printed.
+  it('returns a country code that is on no list as printed, and flags it', async () => {
+    const { got } = await read(1620, { format: 'TD3', issuer: 'UTO', nationality: 'QZX' }, { mild: true, charPx: 26, angleDeg: 2 });
+    assert.ok(got);
+    assert.equal(got.nationality, 'QZX');
+    assert.ok(got.warnings.includes('nationality_unlisted'));
+  });
+});
