@@ -114,6 +114,7 @@ try {
   await call('GET', `${V}/video/cameras/{camera_id}/lines`, { params: cam });
   await call('GET', `${V}/video/cameras/{camera_id}/zones`, { params: cam });
   await call('GET', `${V}/video/cameras/{camera_id}/counts`, { params: cam });
+  await call('GET', `${V}/video/cameras/{camera_id}/counts/history`, { params: cam, query: 'bucket=15m' });
   await call('POST', `${V}/video/cameras/{camera_id}/counts/reset`, { params: cam, json: { rule_id: 'walkway' } });
   await call('GET', `${V}/events/recent`, { query: 'limit=2' });
   // The event stream never ends, so inject cannot capture it: its example is the wire format the

@@ -1,36 +1,58 @@
-import { CameraCounting } from '../../src/modules/video/counting/camera-counting.js';
-import { makeLine, type LineCounts, type NormPoint } from '../../src/modules/video/counting/rules.js';
+import { anchorOf } from '../../src/modules/video/counting/camera-counting.js';
+import { LineCounter } from '../../src/modules/video/counting/line-counter.js';
+import { DEFAULT_HYSTERESIS, type LineCounts, type NormPoint } from '../../src/modules/video/counting/rules.js';
+import { ZoneCounter } from '../../src/modules/video/counting/zone-counter.js';
+import type { Pt } from '../../src/modules/video/counting/geometry.js';
 import type { MotBox } from './mot-metrics.js';
 
-export interface LineSpec {
-  name: string;
-  points: [NormPoint, NormPoint];
+export interface TruthCounts {
+  lines: Record<string, LineCounts>;
+  zones: Record<string, { entered: number; exited: number }>;
 }
 
 /**
- * In/out counts of lines over a set of tracks (ground truth or Vigil's), through
- * the very counting code the daemon runs (bottom-centre anchor, hysteresis), so a
- * difference between the two is the tracker's doing, not the rule's.
+ * The ground-truth counts of lines and zones over annotated tracks (gt.txt ids, which
+ * the annotators kept through occlusions). The rule, written once here and in
+ * docs/accuracy.md: a person's point is the bottom-centre of their box (where they
+ * stand); their side of a line changes once that point is more than the rule's dead
+ * band (0.02 of the frame diagonal, the rule default) from the line, and a change of
+ * side counts one crossing when the path from the last clear position to the new one
+ * passes through the segment (lengthened by the dead band at each end). A zone is
+ * entered when a person's point is first clearly inside (walking in or appearing
+ * there) and exited when it is clearly outside again or their annotation ends. Every
+ * annotated frame counts, whatever frame rate Vigil processed at.
  */
-export function countLines(tracks: MotBox[], lines: LineSpec[], width: number, height: number, frameStep = 1): Record<string, LineCounts> {
-  const counting = new CameraCounting();
-  for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));
-  const frames = new Map<number, MotBox[]>();
-  for (const b of tracks) {
-    const list = frames.get(b.frame) ?? [];
-    list.push(b);
-    frames.set(b.frame, list);
+export function truthCounts(
+  boxes: MotBox[],
+  lines: { name: string; points: [NormPoint, NormPoint] }[],
+  zones: { name: string; points: NormPoint[] }[],
+  width: number,
+  height: number,
+): TruthCounts {
+  const margin = DEFAULT_HYSTERESIS * Math.hypot(width, height);
+  const px = (p: NormPoint): Pt => [p[0] * width, p[1] * height];
+  const lc = lines.map((l) => ({ name: l.name, c: new LineCounter(px(l.points[0]), px(l.points[1]), margin), n: { in: 0, out: 0 } }));
+  const zc = zones.map((z) => ({ name: z.name, c: new ZoneCounter(z.points.map(px), margin), n: { entered: 0, exited: 0 } }));
+  const lastFrame = new Map<number, number>();
+  for (const b of boxes) lastFrame.set(b.id, Math.max(lastFrame.get(b.id) ?? 0, b.frame));
+  const sorted = [...boxes].sort((p, q) => p.frame - q.frame || p.id - q.id);
+  for (const b of sorted) {
+    const at = anchorOf({ x1: b.x, x2: b.x + b.w, y2: b.y + b.h });
+    for (const l of lc) {
+      const d = l.c.observe(b.id, at);
+      if (d) l.n[d]++;
+    }
+    for (const z of zc) {
+      const t = z.c.observe(b.id, at);
+      if (t) z.n[t.kind]++;
+      if (lastFrame.get(b.id) === b.frame) {
+        const e = z.c.lost(b.id);
+        if (e) z.n[e.kind]++;
+      }
+    }
   }
-  const order = [...frames.keys()].sort((a, b) => a - b).filter((f) => (f - 1) % frameStep === 0);
-  for (const f of order) {
-    const boxes = frames.get(f)!;
-    // Ids are never forgotten: a ground-truth person hidden for a while keeps their side.
-    counting.process(
-      boxes.map((b) => ({ trackId: b.id, x1: b.x, y1: b.y, x2: b.x + b.w, y2: b.y + b.h, score: 1, hits: 1 })),
-      [],
-      width,
-      height,
-    );
-  }
-  return Object.fromEntries(lines.map((l) => [l.name, counting.countsOf(l.name) as LineCounts]));
+  return {
+    lines: Object.fromEntries(lc.map((l) => [l.name, l.n])),
+    zones: Object.fromEntries(zc.map((z) => [z.name, z.n])),
+  };
 }

@@ -624,6 +624,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/video/cameras/{camera_id}/counts/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Counts per time bucket (15m, 1h, 1d) of every line and zone, or one (rule_id); paginated with next_from */
+        get: operations["getVideoCamerasByCameraIdCountsHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/health": {
         parameters: {
             query?: never;
@@ -702,7 +719,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -989,9 +1006,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "72d89918-287b-4c57-98e3-2b3c69fd0907",
+                     *         "id": "4170c860-d592-4182-aede-cfca65ddf0f9",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:18:12.837Z",
+                     *         "timestamp": "2026-11-25T12:21:26.057Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1007,14 +1024,14 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "2a6ca791-818b-4e07-b73c-10477450ccb2",
+                     *         "id": "15109538-0cd8-4a15-baf8-3a522818003e",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:18:12.558Z",
+                     *         "timestamp": "2026-11-25T12:21:25.689Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 5,
+                     *           "track_id": 6,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
@@ -1132,13 +1149,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *         "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:18:13.679+00:00",
+                     *         "created_at": "2026-11-25T12:21:26.790+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1246,13 +1263,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *       "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:18:13.679+00:00",
+                     *       "created_at": "2026-11-25T12:21:26.790+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1374,7 +1391,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "37ae3b05-5579-4a64-8895-deb6a5c460d7"
+                     *       "removed": "25b903e2-1ccf-49d6-b7b3-6af97108c360"
                      *     }
                      */
                     "application/json": {
@@ -1474,20 +1491,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *       "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795609093683000",
-                     *           "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
-                     *           "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+                     *           "delivery_id": "1795609286792000",
+                     *           "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *           "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:18:13.683+00:00",
-                     *           "updated_at": "2026-11-25T12:18:13.754+00:00",
+                     *           "created_at": "2026-11-25T12:21:26.792+00:00",
+                     *           "updated_at": "2026-11-25T12:21:26.862+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1632,15 +1649,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795609093776000",
-                     *       "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
-                     *       "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+                     *       "delivery_id": "1795609286871000",
+                     *       "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *       "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:18:13.776+00:00",
-                     *       "updated_at": "2026-11-25T12:18:13.776+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:18:13.776Z",
+                     *       "created_at": "2026-11-25T12:21:26.871+00:00",
+                     *       "updated_at": "2026-11-25T12:21:26.871+00:00",
+                     *       "next_attempt_at": "2026-11-25T12:21:26.871Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1773,13 +1790,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *       "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:18:13.679+00:00",
+                     *       "created_at": "2026-11-25T12:21:26.790+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1897,13 +1914,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+                     *         "id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:18:13.683Z",
+                     *         "timestamp": "2026-11-25T12:21:26.792Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 37ae3b05-5579-4a64-8895-deb6a5c460d7",
+                     *           "message": "test delivery to webhook 25b903e2-1ccf-49d6-b7b3-6af97108c360",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1912,15 +1929,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795609093683000",
-                     *         "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
-                     *         "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+                     *         "delivery_id": "1795609286792000",
+                     *         "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *         "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:18:13.683+00:00",
-                     *         "updated_at": "2026-11-25T12:18:13.683+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:18:13.683Z",
+                     *         "created_at": "2026-11-25T12:21:26.792+00:00",
+                     *         "updated_at": "2026-11-25T12:21:26.792+00:00",
+                     *         "next_attempt_at": "2026-11-25T12:21:26.792Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -3813,8 +3830,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
+                     *       "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
                      *       "challenges": [
+                     *         {
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
@@ -3823,11 +3845,6 @@ export interface operations {
                      *         {
                      *           "type": "LOOK_UP",
                      *           "instruction": "look upward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -3967,8 +3984,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
-                     *       "challenge_type": "TURN_LEFT",
+                     *       "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
+                     *       "challenge_type": "OPEN_MOUTH",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4186,8 +4203,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
+                     *       "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
                      *       "challenges": [
+                     *         {
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
@@ -4197,15 +4219,10 @@ export interface operations {
                      *           "type": "LOOK_UP",
                      *           "instruction": "look upward",
                      *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
-                     *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_LEFT",
+                     *       "current_challenge": "OPEN_MOUTH",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4213,10 +4230,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:18:04.562Z",
-                     *       "expires_at": "2026-11-25T12:23:04.562Z",
-                     *       "challenge_started_at": "2026-11-25T12:18:04.571Z",
-                     *       "challenge_deadline": "2026-11-25T12:18:09.571Z",
+                     *       "created_at": "2026-11-25T12:21:17.518Z",
+                     *       "expires_at": "2026-11-25T12:26:17.518Z",
+                     *       "challenge_started_at": "2026-11-25T12:21:17.536Z",
+                     *       "challenge_deadline": "2026-11-25T12:21:22.536Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4375,7 +4392,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "2075c64a-5720-4583-b9f5-2e3512a31329"
+                     *       "cancelled": "25af6434-9adc-4879-9bba-202e1d5ce314"
                      *     }
                      */
                     "application/json": {
@@ -4513,7 +4530,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+                     *       "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4872,7 +4889,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+                     *           "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5137,7 +5154,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+                     *         "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5147,7 +5164,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+                     *           "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5515,7 +5532,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "fc047367-4806-42a7-b8a8-df140f7efaa9",
+                     *       "removed": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5723,14 +5740,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+                     *           "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:17:53.910Z",
-                     *           "updated_at": "2026-11-25T12:17:53.910Z"
+                     *           "enrolled_at": "2026-11-25T12:21:12.264Z",
+                     *           "updated_at": "2026-11-25T12:21:12.264Z"
                      *         }
                      *       ]
                      *     }
@@ -5867,10 +5884,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
+                     *           "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:17:54.974Z",
-                     *           "last_seen": "2026-11-25T12:17:54.974Z",
+                     *           "first_seen": "2026-11-25T12:21:12.761Z",
+                     *           "last_seen": "2026-11-25T12:21:12.761Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5930,10 +5947,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "beb65b18-95b9-4c3e-a162-1facf1d9234b",
+                     *           "cluster_id": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:17:54.844Z",
-                     *           "last_seen": "2026-11-25T12:17:54.844Z",
+                     *           "first_seen": "2026-11-25T12:21:12.692Z",
+                     *           "last_seen": "2026-11-25T12:21:12.692Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6130,10 +6147,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
+                     *       "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:17:54.974Z",
-                     *       "last_seen": "2026-11-25T12:17:54.974Z",
+                     *       "first_seen": "2026-11-25T12:21:12.761Z",
+                     *       "last_seen": "2026-11-25T12:21:12.761Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6325,7 +6342,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "beb65b18-95b9-4c3e-a162-1facf1d9234b"
+                     *       "removed": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99"
                      *     }
                      */
                     "application/json": {
@@ -6423,13 +6440,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "fc047367-4806-42a7-b8a8-df140f7efaa9",
+                     *       "identity_id": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
+                     *       "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6773,7 +6790,7 @@ export interface operations {
                      *         "frame_count": 82,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.98,
+                     *         "processed_fps": 10.09,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -6893,8 +6910,8 @@ export interface operations {
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 0,
-                     *       "status": "starting",
+                     *       "frame_count": 1,
+                     *       "status": "running",
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
@@ -6923,7 +6940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7054,7 +7071,7 @@ export interface operations {
                      *       "frame_count": 82,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.98,
+                     *       "processed_fps": 10.09,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7377,7 +7394,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:18:05.402Z",
+                     *         "created_at": "2026-11-25T12:21:18.500Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7542,7 +7559,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:18:05.402Z",
+                     *       "created_at": "2026-11-25T12:21:18.500Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7566,7 +7583,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7811,7 +7828,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:18:05.438Z",
+                     *         "created_at": "2026-11-25T12:21:18.511Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -7985,7 +8002,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:18:05.438Z",
+                     *       "created_at": "2026-11-25T12:21:18.511Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8010,7 +8027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8428,7 +8445,169 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_SOURCE",
+                     *       "error": "Bad Request",
+                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "CAMERA_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown camera_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getVideoCamerasByCameraIdCountsHistory: {
+        parameters: {
+            query?: {
+                /** @description Start (ISO 8601, inclusive); default 24 hours before `to`. Rounded down to the bucket. */
+                from?: string;
+                /** @description End (ISO 8601, exclusive); default now. */
+                to?: string;
+                /** @description Bucket size, UTC-aligned. */
+                bucket?: "15m" | "1h" | "1d";
+                /** @description Only this line or zone. */
+                rule_id?: string;
+                /** @description Most rows per page (a bucket is never split: a page holds at least one whole bucket). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Camera id */
+                camera_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "camera_id": "hall",
+                     *       "bucket": "15m",
+                     *       "from": "2026-11-24T12:15:00.000Z",
+                     *       "to": "2026-11-25T12:21:26.654Z",
+                     *       "rows": [
+                     *         {
+                     *           "rule_id": "walkway",
+                     *           "type": "line",
+                     *           "start": "2026-11-25T12:15:00.000Z",
+                     *           "end": "2026-11-25T12:30:00.000Z",
+                     *           "in": 0,
+                     *           "out": 4,
+                     *           "entered": 0,
+                     *           "exited": 0,
+                     *           "peak_occupancy": 0
+                     *         }
+                     *       ],
+                     *       "next_from": null
+                     *     }
+                     */
+                    "application/json": {
+                        camera_id: string;
+                        bucket: string;
+                        from: string;
+                        to: string;
+                        /** @description Buckets in which something was counted (or people were inside a zone), oldest first, rules by id within a bucket */
+                        rows: {
+                            rule_id: string;
+                            type: "line" | "zone";
+                            /** @description Bucket start, ISO 8601 UTC */
+                            start: string;
+                            end: string;
+                            in: number;
+                            out: number;
+                            entered: number;
+                            exited: number;
+                            /** @description Most people inside the zone at once in the bucket (0 for lines) */
+                            peak_occupancy: number;
+                        }[];
+                        /** @description More rows: repeat the query with from set to this; null on the last page */
+                        next_from: string | null;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8549,13 +8728,13 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82308956160,
+                     *         "free_bytes": 82312441856,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78495.9 MB free (reserve 64 MB)"
+                     *         "detail": "78499.3 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -8655,8 +8834,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 1611,
-                     *             "warmup_ms": 607
+                     *             "load_ms": 502,
+                     *             "warmup_ms": 76
                      *           }
                      *         ]
                      *       },
@@ -8673,8 +8852,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 2364,
-                     *             "warmup_ms": 71
+                     *             "load_ms": 575,
+                     *             "warmup_ms": 96
                      *           }
                      *         ]
                      *       },
@@ -8690,8 +8869,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 2086,
-                     *             "warmup_ms": 50
+                     *             "load_ms": 456,
+                     *             "warmup_ms": 77
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8700,8 +8879,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 1204,
-                     *             "warmup_ms": 216
+                     *             "load_ms": 450,
+                     *             "warmup_ms": 16
                      *           }
                      *         ]
                      *       }
@@ -8848,6 +9027,7 @@ export interface operations {
                      *         "max_restarts": 10,
                      *         "restart_window_seconds": 300,
                      *         "failed_retry_seconds": 300,
+                     *         "count_history_days": 90,
                      *         "file_roots": [
                      *           "/work/shared/testdata"
                      *         ],
@@ -8871,7 +9051,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-5wCTxA/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-7y4RLV/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9167,6 +9347,11 @@ export interface operations {
                              * @default 300
                              */
                             failed_retry_seconds: number;
+                            /**
+                             * @description Days the 15-minute count buckets (counts/history) are kept; older ones are deleted.
+                             * @default 90
+                             */
+                            count_history_days: number;
                             /**
                              * @description Folders file camera sources may come from (symlinks and .. are resolved before the check); relative entries resolve against server.data_dir; empty means <data_dir>/media. Env: comma-separated or a JSON list.
                              * @default []

@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_SOURCE: { status: 400, module: 'video', when: 'a camera source of another scheme (`http:`, `file:`, `concat:` ...)' },
   INVALID_ID: { status: 400, module: 'video', when: 'a `camera_id` or `rule_id` that is not 1-64 of letters, digits, `_ . -`' },
   INVALID_POINTS: { status: 400, module: 'video', when: 'rule points outside 0..1, degenerate or self-crossing' },
+  INVALID_RANGE: { status: 400, module: 'video', when: 'count history `from`/`to` that is not an ISO 8601 time, or `from` not before `to`' },
   SOURCE_OUTSIDE_ROOTS: { status: 403, module: 'video', when: 'a file camera source outside `video.file_roots` (symlinks resolved), or a device other than `/dev/videoN`' },
   SOURCE_NOT_VIDEO: { status: 415, module: 'video', when: 'a file camera source that ffmpeg\'s video demuxer whitelist cannot open as video (text, images, playlists)' },
   CAMERA_NOT_FOUND: { status: 404, module: 'video', when: 'an unknown `camera_id`' },

@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "37ae3b05-5579-4a64-8895-deb6a5c460d7"
+      "removed": "25b903e2-1ccf-49d6-b7b3-6af97108c360"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "beb65b18-95b9-4c3e-a162-1facf1d9234b"
+      "removed": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "2075c64a-5720-4583-b9f5-2e3512a31329"
+      "cancelled": "25af6434-9adc-4879-9bba-202e1d5ce314"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "fc047367-4806-42a7-b8a8-df140f7efaa9",
+      "removed": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
       "watchlist": "default",
       "samples": 1
     }
@@ -119,6 +119,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "max_restarts": 10,
         "restart_window_seconds": 300,
         "failed_retry_seconds": 300,
+        "count_history_days": 90,
         "file_roots": [
           "/work/shared/testdata"
         ],
@@ -142,7 +143,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-5wCTxA/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-7y4RLV/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -174,13 +175,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82308956160,
+        "free_bytes": 82312441856,
         "reserve_bytes": 67108864,
-        "detail": "78495.9 MB free (reserve 64 MB)"
+        "detail": "78499.3 MB free (reserve 64 MB)"
       }
     }
   },
@@ -213,8 +214,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 1611,
-            "warmup_ms": 607
+            "load_ms": 502,
+            "warmup_ms": 76
           }
         ]
       },
@@ -231,8 +232,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 2364,
-            "warmup_ms": 71
+            "load_ms": 575,
+            "warmup_ms": 96
           }
         ]
       },
@@ -248,8 +249,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 2086,
-            "warmup_ms": 50
+            "load_ms": 456,
+            "warmup_ms": 77
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -258,8 +259,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 1204,
-            "warmup_ms": 216
+            "load_ms": 450,
+            "warmup_ms": 16
           }
         ]
       }
@@ -268,9 +269,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "72d89918-287b-4c57-98e3-2b3c69fd0907",
+        "id": "4170c860-d592-4182-aede-cfca65ddf0f9",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:18:12.837Z",
+        "timestamp": "2026-11-25T12:21:26.057Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -286,14 +287,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "2a6ca791-818b-4e07-b73c-10477450ccb2",
+        "id": "15109538-0cd8-4a15-baf8-3a522818003e",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:18:12.558Z",
+        "timestamp": "2026-11-25T12:21:25.689Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 5,
+          "track_id": 6,
           "direction": "out",
           "direction_label": "north",
           "counts": {
@@ -312,33 +313,33 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+        "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:18:13.679+00:00",
+        "created_at": "2026-11-25T12:21:26.790+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+      "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "deliveries": [
         {
-          "delivery_id": "1795609093683000",
-          "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
-          "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+          "delivery_id": "1795609286792000",
+          "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+          "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:18:13.683+00:00",
-          "updated_at": "2026-11-25T12:18:13.754+00:00",
+          "created_at": "2026-11-25T12:21:26.792+00:00",
+          "updated_at": "2026-11-25T12:21:26.862+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -351,10 +352,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
+          "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
           "size": 1,
-          "first_seen": "2026-11-25T12:17:54.974Z",
-          "last_seen": "2026-11-25T12:17:54.974Z",
+          "first_seen": "2026-11-25T12:21:12.761Z",
+          "last_seen": "2026-11-25T12:21:12.761Z",
           "watchlists": [
             "default"
           ],
@@ -414,10 +415,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "beb65b18-95b9-4c3e-a162-1facf1d9234b",
+          "cluster_id": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99",
           "size": 1,
-          "first_seen": "2026-11-25T12:17:54.844Z",
-          "last_seen": "2026-11-25T12:17:54.844Z",
+          "first_seen": "2026-11-25T12:21:12.692Z",
+          "last_seen": "2026-11-25T12:21:12.692Z",
           "watchlists": [
             "default"
           ],
@@ -481,10 +482,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
+      "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
       "size": 1,
-      "first_seen": "2026-11-25T12:17:54.974Z",
-      "last_seen": "2026-11-25T12:17:54.974Z",
+      "first_seen": "2026-11-25T12:21:12.761Z",
+      "last_seen": "2026-11-25T12:21:12.761Z",
       "watchlists": [
         "default"
       ],
@@ -554,8 +555,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
+      "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
       "challenges": [
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
+          "timeout_seconds": 5
+        },
         {
           "type": "TURN_LEFT",
           "instruction": "turn head left",
@@ -565,15 +571,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "type": "LOOK_UP",
           "instruction": "look upward",
           "timeout_seconds": 5
-        },
-        {
-          "type": "BLINK",
-          "instruction": "blink eyes",
-          "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "TURN_LEFT",
+      "current_challenge": "OPEN_MOUTH",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -581,10 +582,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:18:04.562Z",
-      "expires_at": "2026-11-25T12:23:04.562Z",
-      "challenge_started_at": "2026-11-25T12:18:04.571Z",
-      "challenge_deadline": "2026-11-25T12:18:09.571Z",
+      "created_at": "2026-11-25T12:21:17.518Z",
+      "expires_at": "2026-11-25T12:26:17.518Z",
+      "challenge_started_at": "2026-11-25T12:21:17.536Z",
+      "challenge_deadline": "2026-11-25T12:21:22.536Z",
       "ended_at": null
     }
   },
@@ -598,7 +599,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.98,
+        "processed_fps": 10.09,
         "decoder": "cpu",
         "loop": true
       }
@@ -613,7 +614,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.98,
+      "processed_fps": 10.09,
       "decoder": "cpu",
       "loop": true
     }
@@ -644,6 +645,28 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       ]
     }
   },
+  "GET /api/v1/video/cameras/{camera_id}/counts/history": {
+    "response": {
+      "camera_id": "hall",
+      "bucket": "15m",
+      "from": "2026-11-24T12:15:00.000Z",
+      "to": "2026-11-25T12:21:26.654Z",
+      "rows": [
+        {
+          "rule_id": "walkway",
+          "type": "line",
+          "start": "2026-11-25T12:15:00.000Z",
+          "end": "2026-11-25T12:30:00.000Z",
+          "in": 0,
+          "out": 4,
+          "entered": 0,
+          "exited": 0,
+          "peak_occupancy": 0
+        }
+      ],
+      "next_from": null
+    }
+  },
   "GET /api/v1/video/cameras/{camera_id}/lines": {
     "response": [
       {
@@ -663,7 +686,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:18:05.402Z",
+        "created_at": "2026-11-25T12:21:18.500Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -699,7 +722,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:18:05.438Z",
+        "created_at": "2026-11-25T12:21:18.511Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -728,14 +751,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+          "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:17:53.910Z",
-          "updated_at": "2026-11-25T12:17:53.910Z"
+          "enrolled_at": "2026-11-25T12:21:12.264Z",
+          "updated_at": "2026-11-25T12:21:12.264Z"
         }
       ]
     }
@@ -1041,13 +1064,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+      "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:18:13.679+00:00",
+      "created_at": "2026-11-25T12:21:26.790+00:00",
       "enabled": true
     },
     "request": {
@@ -1061,15 +1084,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795609093776000",
-      "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
-      "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+      "delivery_id": "1795609286871000",
+      "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+      "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:18:13.776+00:00",
-      "updated_at": "2026-11-25T12:18:13.776+00:00",
-      "next_attempt_at": "2026-11-25T12:18:13.776Z",
+      "created_at": "2026-11-25T12:21:26.871+00:00",
+      "updated_at": "2026-11-25T12:21:26.871+00:00",
+      "next_attempt_at": "2026-11-25T12:21:26.871Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1077,26 +1100,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
+      "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:18:13.679+00:00",
+      "created_at": "2026-11-25T12:21:26.790+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+        "id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:18:13.683Z",
+        "timestamp": "2026-11-25T12:21:26.792Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 37ae3b05-5579-4a64-8895-deb6a5c460d7",
+          "message": "test delivery to webhook 25b903e2-1ccf-49d6-b7b3-6af97108c360",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1105,15 +1128,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795609093683000",
-        "webhook_id": "37ae3b05-5579-4a64-8895-deb6a5c460d7",
-        "event_id": "411a5401-423a-4ac5-ac35-8df8462dc4ea",
+        "delivery_id": "1795609286792000",
+        "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+        "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:18:13.683+00:00",
-        "updated_at": "2026-11-25T12:18:13.683+00:00",
-        "next_attempt_at": "2026-11-25T12:18:13.683Z",
+        "created_at": "2026-11-25T12:21:26.792+00:00",
+        "updated_at": "2026-11-25T12:21:26.792+00:00",
+        "next_attempt_at": "2026-11-25T12:21:26.792Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1180,7 +1203,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+          "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1198,7 +1221,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+        "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1208,7 +1231,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+          "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1347,13 +1370,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "fc047367-4806-42a7-b8a8-df140f7efaa9",
+      "identity_id": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "e7091ff2-d14d-44fa-be9b-3f81204f7f49",
+      "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
       "promoted_samples": 1
     },
     "request": {
@@ -1363,8 +1386,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
+      "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
       "challenges": [
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
+          "timeout_seconds": 5
+        },
         {
           "type": "TURN_LEFT",
           "instruction": "turn head left",
@@ -1374,19 +1402,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "type": "LOOK_UP",
           "instruction": "look upward",
           "timeout_seconds": 5
-        },
-        {
-          "type": "BLINK",
-          "instruction": "blink eyes",
-          "timeout_seconds": 5
         }
       ]
     }
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "2075c64a-5720-4583-b9f5-2e3512a31329",
-      "challenge_type": "TURN_LEFT",
+      "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
+      "challenge_type": "OPEN_MOUTH",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1515,8 +1538,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 0,
-      "status": "starting",
+      "frame_count": 1,
+      "status": "running",
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
@@ -1575,7 +1598,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:18:05.402Z",
+      "created_at": "2026-11-25T12:21:18.500Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1622,7 +1645,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:18:05.438Z",
+      "created_at": "2026-11-25T12:21:18.511Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1654,7 +1677,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "bb1d697f-d246-4699-90f0-76c569754c48",
+      "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

@@ -2,6 +2,8 @@
 
 const TIME_KEYS = ['start', 'bucket_start', 'from', 'time', 'timestamp', 't', 'at'];
 const VALUE_KEYS = ['in', 'out', 'entered', 'exited', 'peak_occupancy', 'occupancy'];
+/** A row that says its rule type carries every count field; only its type's are charted (a line's zero `entered` is no series). */
+const KEYS_OF_TYPE: Record<string, string[]> = { line: ['in', 'out'], zone: ['entered', 'exited', 'peak_occupancy', 'occupancy'] };
 
 /** Series name -> (bucket time in ms -> value). */
 export type Series = Map<string, Map<number, number>>;
@@ -25,7 +27,8 @@ export function seriesOf(json: unknown): Series {
     const tk = TIME_KEYS.find((k) => typeof o[k] === 'string' && !Number.isNaN(Date.parse(o[k] as string)));
     const t = tk ? Date.parse(o[tk] as string) : time;
     if (t !== null) {
-      for (const k of VALUE_KEYS) {
+      const keys = (typeof o.type === 'string' && KEYS_OF_TYPE[o.type]) || VALUE_KEYS;
+      for (const k of keys) {
         const value = o[k];
         if (typeof value !== 'number') continue;
         const name = own ? `${own} ${k}` : k;

@@ -29,4 +29,27 @@ describe('count history chart: series from the history answer', () => {
     const s = seriesOf([{ start: T2, in: 2 }, { start: T1, in: 7 }]);
     assert.deepEqual([...s.get('in')!].sort((a, b) => a[0] - b[0]), [[ms(T1), 7], [ms(T2), 2]]);
   });
+
+  // Guards: the chart drew a zero `entered`/`exited`/`peak_occupancy` series for every line from Vigil's own rows.
+  it("reads Vigil's counts/history answer (flat rows with type), each rule's own fields only", () => {
+    const body = {
+      camera_id: 'cam1',
+      bucket: '1h',
+      from: T1,
+      to: '2026-11-25T12:00:00.000Z',
+      rows: [
+        { rule_id: 'door', type: 'line', start: T1, end: T2, in: 3, out: 1, entered: 0, exited: 0, peak_occupancy: 0 },
+        { rule_id: 'shop', type: 'zone', start: T1, end: T2, in: 0, out: 0, entered: 4, exited: 2, peak_occupancy: 3 },
+        { rule_id: 'door', type: 'line', start: T2, end: '2026-11-25T12:00:00.000Z', in: 5, out: 0, entered: 0, exited: 0, peak_occupancy: 0 },
+      ],
+      next_from: null,
+    };
+    assert.deepEqual(plain(seriesOf(body)), {
+      'door in': { [T1]: 3, [T2]: 5 },
+      'door out': { [T1]: 1, [T2]: 0 },
+      'shop entered': { [T1]: 4 },
+      'shop exited': { [T1]: 2 },
+      'shop peak_occupancy': { [T1]: 3 },
+    });
+  });
 });

@@ -54,6 +54,9 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
     assert.equal((err.data as { module: string }).module, 'video');
     const health = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
     assert.match(health.details.video, /missing: failed \(gave up/);
+    // Guards the bug where health stayed healthy: true while cameras were failing.
+    assert.equal(health.modules.video, false, 'a failed camera makes the video module degraded');
+    assert.equal(health.healthy, false);
   });
 
   it('an unreachable RTSP URL with credentials: reported, never leaked', async () => {

@@ -9,7 +9,7 @@ import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { assertErrorShape, testApp, type TestApp } from '../helpers/app.js';
 import { testdata } from '../helpers/paths.js';
 import { readMot } from '../../bench/lib/mot-metrics.js';
-import { countLines } from '../../bench/lib/line-counts.js';
+import { truthCounts } from '../../bench/lib/line-counts.js';
 import type { VigilEvent } from '../../src/core/event-types.js';
 import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
 
@@ -161,12 +161,13 @@ describe('cameras API with a file source (PETS09-S2L1)', () => {
     assert.equal(counts.tracking, true);
     const got = counts.lines[0];
     const { boxes } = readMot(testdata('video', 'PETS09-S2L1', 'gt.txt'));
-    const truth = countLines(
+    const truth = truthCounts(
       boxes.filter((b) => b.frame <= PETS_FRAMES),
       [{ name: 'walkway', points: WALKWAY.points as [[number, number], [number, number]] }],
+      [],
       768,
       576,
-    ).walkway!;
+    ).lines.walkway!;
     ctx.diagnostic(`walkway line: counted in ${got.in} out ${got.out}; ground truth in ${truth.in} out ${truth.out}`);
     const total = got.in + got.out;
     const truthTotal = truth.in + truth.out;

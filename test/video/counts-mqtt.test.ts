@@ -10,6 +10,7 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { Mosquitto } from '../helpers/mosquitto.js';
 import { testdata } from '../helpers/paths.js';
 import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
+import { bucketStart } from '../../src/modules/video/count-history.js';
 
 describe('counts as retained MQTT state (real mosquitto)', () => {
   const broker = new Mosquitto();
@@ -64,11 +65,22 @@ describe('counts as retained MQTT state (real mosquitto)', () => {
     const status = JSON.parse(state.get('vigil/cameras/pets/status')!);
     assert.deepEqual([status.status, status.is_running], ['ended', false]);
 
+    // The 15-minute bucket closes (here forced, as the timer does at the boundary): retained per rule.
+    const now = Date.now();
+    await t.app.cameraManager!.closeBuckets(bucketStart(now), now);
+    const buckets = await retained('vigil/cameras/pets/counts/+/bucket');
+    const lineBucket = JSON.parse(buckets.get('vigil/cameras/pets/counts/mid/bucket')!);
+    assert.deepEqual([lineBucket.bucket, lineBucket.in, lineBucket.out, lineBucket.start], ['15m', api.lines[0].in, api.lines[0].out, new Date(bucketStart(now)).toISOString()]);
+    const zoneBucket = JSON.parse(buckets.get('vigil/cameras/pets/counts/lower/bucket')!);
+    assert.deepEqual([zoneBucket.entered, zoneBucket.exited], [api.zones[0].entered, api.zones[0].exited]);
+    assert.ok(zoneBucket.peak_occupancy >= 1);
+
     await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/counts/reset' });
     await t.app.inject({ method: 'DELETE', url: '/api/v1/video/cameras/pets/zones/lower' });
     const after = await retained('vigil/cameras/pets/#');
     assert.deepEqual(JSON.parse(after.get('vigil/cameras/pets/counts/mid')!).in, 0);
     assert.equal(after.has('vigil/cameras/pets/counts/lower'), false, 'deleted rule cleared');
+    assert.equal(after.has('vigil/cameras/pets/counts/lower/bucket'), false, 'deleted rule: its bucket cleared');
     await t.app.inject({ method: 'DELETE', url: '/api/v1/video/cameras/pets' });
     assert.deepEqual([...(await retained('vigil/cameras/pets/#')).keys()], []);
   });

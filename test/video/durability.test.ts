@@ -58,6 +58,10 @@ describe('video state survives kill -9', () => {
     const counts = await api('/cameras/pets/counts');
     const mid = counts.body.lines[0]!;
     assert.ok(mid.in >= seen.in && mid.out >= seen.out, `before kill ${JSON.stringify(seen)}, after ${JSON.stringify(mid)}`);
+    // The count history too: the buckets hold at least what was reported before the kill.
+    const hist = (await fetch(`${daemon.url}/api/v1/video/cameras/pets/counts/history?bucket=1d`).then((r) => r.json())) as { rows: { in: number; out: number }[] };
+    const inOut = hist.rows.reduce((a, r) => [a[0]! + r.in, a[1]! + r.out], [0, 0]);
+    assert.ok(inOut[0]! >= seen.in && inOut[1]! >= seen.out, `history after kill ${JSON.stringify(inOut)}, counts before ${JSON.stringify(seen)}`);
     daemon.proc.kill('SIGTERM');
     assert.deepEqual(await daemon.exited, { code: 0, signal: null });
     assert.deepEqual(processesWith(clip), [], 'a clean shutdown stops ffmpeg');

@@ -37,6 +37,11 @@ export const VideoSection = Type.Object(
       minimum: 0,
       description: 'A failed camera tries again after this long (0: stays failed until it is removed and added again).',
     }),
+    count_history_days: Type.Integer({
+      default: 90,
+      minimum: 1,
+      description: 'Days the 15-minute count buckets (counts/history) are kept; older ones are deleted.',
+    }),
     file_roots: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description:

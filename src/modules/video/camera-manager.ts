@@ -15,6 +15,7 @@ import { RateMeter, type Frame } from './frame-ring.js';
 import type { VideoStore, StoredCamera } from './video-store.js';
 import { CameraPipeline, type FrameConsumer } from './camera-pipeline.js';
 import { VideoMqttState } from './counts-mqtt.js';
+import { BASE_BUCKET_MS, BUCKETS, bucketStart, type BucketName } from './count-history.js';
 
 /** The Camera object of the spec plus documented extras. */
 export interface CameraView {
@@ -70,6 +71,7 @@ export class CameraManager {
   ffmpegError: string | null = null;
   readonly consumers: FrameConsumer[];
   private readonly mqtt: VideoMqttState;
+  private bucketTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: ManagerDeps) {
     this.consumers = d.consumers ?? [];
@@ -87,9 +89,64 @@ export class CameraManager {
         this.d.log.error({ camera_id: stored.camera_id, err: (err as Error).message }, 'stored camera could not be restored');
       }
     }
+    await this.pruneHistory(Date.now());
+    this.scheduleBucketClose();
+  }
+
+  // ---- count history ----
+
+  /** Time-bucketed counts of a camera (counts/history). */
+  history(cameraId: string, from: number, to: number, bucket: BucketName, limit: number, ruleId?: string) {
+    const camera = this.require(cameraId);
+    if (ruleId && !camera.counting.has(ruleId)) throw new NotFoundError('RULE_NOT_FOUND', `camera ${cameraId} has no rule ${ruleId}`, { rule_id: ruleId });
+    return this.d.store.history.query(cameraId, from, to, BUCKETS[bucket], limit, ruleId);
+  }
+
+  private scheduleBucketClose(): void {
+    const now = Date.now();
+    const closes = bucketStart(now) + BASE_BUCKET_MS;
+    // A little past the boundary, so that the clock has surely moved into the next bucket.
+    this.bucketTimer = setTimeout(() => {
+      this.closeBuckets(closes - BASE_BUCKET_MS, Date.now()).catch((err: unknown) => this.d.log.error({ err }, 'closing count buckets failed'));
+      this.scheduleBucketClose();
+    }, closes - now + 250);
+    this.bucketTimer.unref();
+  }
+
+  /**
+   * The bucket that started at `startMs` is over: each rule's counts in it go out as
+   * retained MQTT state (zeros included: a quiet quarter hour is news too); a zone with
+   * people inside starts the next bucket with them as its peak; old buckets go.
+   */
+  async closeBuckets(startMs: number, now: number): Promise<void> {
+    for (const c of this.cameras.values()) {
+      const id = c.stored.camera_id;
+      for (const rule of c.counting.rules()) {
+        this.mqtt.bucket(id, rule, startMs, startMs + BASE_BUCKET_MS, this.d.store.history.get(id, rule, startMs));
+        const occ = rule.type === 'zone' ? ((c.counting.countsOf(rule.rule_id) as ZoneCounts).occupancy ?? 0) : 0;
+        // A refused write (507 on a full disk) costs this zone's carried-over peak, not
+        // the other rules' bucket messages.
+        if (occ > 0) await this.d.store.history.add(id, rule, null, occ, now).catch((err: unknown) => this.d.log.error({ err, camera_id: id, rule_id: rule.rule_id }, 'could not carry zone occupancy into the new bucket'));
+      }
+    }
+    await this.pruneHistory(now);
+  }
+
+  private async pruneHistory(now: number): Promise<void> {
+    const cutoff = now - this.d.config.video.count_history_days * 86_400_000;
+    // Pruning is a write the storage guard refuses on a full disk: the module still
+    // starts, and the next bucket close tries again.
+    try {
+      const n = await this.d.store.history.prune([...this.cameras.keys()], cutoff);
+      if (n > 0) this.d.log.info({ buckets: n }, 'count history past its retention deleted');
+    } catch (err) {
+      this.d.log.error({ err }, 'pruning count history failed; retried at the next bucket close');
+    }
   }
 
   async stop(): Promise<void> {
+    if (this.bucketTimer) clearTimeout(this.bucketTimer);
+    this.bucketTimer = null;
     await Promise.all([...this.cameras.values()].map((c) => this.halt(c)));
     this.cameras.clear();
   }
@@ -243,7 +300,8 @@ export class CameraManager {
   private launch(stored: StoredCamera, source: CameraSource): Camera {
     const id = stored.camera_id;
     const log = this.d.log.child({ camera_id: id });
-    const counting = new CameraCounting();
+    // Counting remembers a lost track as long as the tracker does.
+    const counting = new CameraCounting({ reassociateFrames: this.d.config.person.track_buffer_frames });
     for (const { rule, counts } of this.d.store.rules(id)) counting.setRule(rule, counts);
     const processed = new RateMeter();
     const pipeline = new CameraPipeline({
@@ -254,24 +312,47 @@ export class CameraManager {
       counting,
       processed,
       consumers: this.consumers,
-      persistCounts: (ruleId) => {
+      persistCounts: (ev) => {
+        const ruleId = ev.rule.rule_id;
         const counts = counting.storedCounts(ruleId);
         if (counts) this.d.store.putCounts(id, ruleId, counts).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist counts'));
+        const what = ev.type === 'line_crossed' ? ev.data.direction : ev.type === 'person_entered' ? 'entered' : 'exited';
+        const occupancy = ev.type === 'line_crossed' ? 0 : ev.data.counts.occupancy;
+        this.d.store.history.add(id, ev.rule, what, occupancy, Date.now()).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist count history'));
         this.publishCounts(id, counting, ruleId);
       },
     });
     for (const rule of counting.rules()) this.publishCounts(id, counting, rule.rule_id);
     const stream: CameraStream = new CameraStream(source, this.settings(stored.loop), log, {
       onFrame: (frame: Frame) => pipeline.onFrame(frame),
-      onStatus: (status, reason) => this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError),
+      onStatus: (status, reason) => {
+        this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError);
+        if (status === 'ended' && !ended) void this.onEnded(camera);
+      },
       onGiveUp: (reason) => {
         this.d.bus.emit('system_error', 'video', { module: 'video', message: `camera ${id}: ${reason}`, camera_id: id }, id);
       },
     });
     const camera: Camera = { stored, source, stream, counting, pipeline, processed };
     this.cameras.set(id, camera);
-    stream.start();
+    // A file that had played to its end before a restart is not replayed: its people were counted.
+    const ended = stored.ended_at !== undefined && source.kind === 'file' && !stored.loop;
+    if (ended) stream.restoreEnded(`end of file after ${stored.ended_frames ?? 0} frames (at ${stored.ended_at}); not replayed after a restart`);
+    else stream.start();
     return camera;
+  }
+
+  /** A file source played out: count the end of every live track, and remember it ended. */
+  private async onEnded(camera: Camera): Promise<void> {
+    const id = camera.stored.camera_id;
+    try {
+      await camera.pipeline.endOfStream();
+      if (this.cameras.get(id) !== camera) return;
+      camera.stored = { ...camera.stored, ended_at: new Date().toISOString(), ended_frames: camera.stream.frameCount };
+      await this.d.store.putCamera(camera.stored);
+    } catch (err) {
+      this.d.log.error({ camera_id: id, err: (err as Error).message }, 'could not record the end of a file source');
+    }
   }
 
   private publishCounts(cameraId: string, counting: CameraCounting, ruleId: string): void {
@@ -301,15 +382,21 @@ export class CameraManager {
     };
   }
 
-  /** For health: how many cameras run, and which do not and why. */
-  summary(): { total: number; running: number; problems: string[] } {
+  /**
+   * For health: how many cameras run, which do not and why, and how many are down: a
+   * camera `failed` (gave up after too many restarts) or `restarting` (its stream broke)
+   * is down; starting, running and ended (a file played out) cameras are not.
+   */
+  summary(): { total: number; running: number; down: number; problems: string[] } {
     const problems: string[] = [];
     let running = 0;
+    let down = 0;
     for (const c of this.cameras.values()) {
       if (c.stream.isRunning) running++;
       else if (c.stream.status !== 'ended') problems.push(`${c.stored.camera_id}: ${c.stream.status}${c.stream.lastError ? ` (${c.stream.lastError})` : ''}`);
+      if (c.stream.status === 'failed' || c.stream.status === 'restarting') down++;
     }
-    return { total: this.cameras.size, running, problems };
+    return { total: this.cameras.size, running, down, problems };
   }
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../core/event-bus.js';
 import type { TrackedPerson } from '../person/bytetrack.js';
 import type { PersonService } from '../person/person-service.js';
-import type { CameraCounting } from './counting/camera-counting.js';
+import type { CameraCounting, CountEvent } from './counting/camera-counting.js';
 import type { Frame, RateMeter } from './frame-ring.js';
 
 /**
@@ -24,7 +24,8 @@ export interface PipelineDeps {
   counting: CameraCounting;
   processed: RateMeter;
   consumers: readonly FrameConsumer[];
-  persistCounts: (ruleId: string) => void;
+  /** Stores (totals and history) and publishes what one count changed. */
+  persistCounts: (ev: CountEvent) => void;
 }
 
 const ERROR_EVERY_MS = 60_000;
@@ -38,6 +39,8 @@ const ERROR_EVERY_MS = 60_000;
 export class CameraPipeline {
   private closed = false;
   private lastErrorAt = 0;
+  /** The newest frame's detection -> tracking -> counting chain (end of stream waits for it). */
+  private pending: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: PipelineDeps) {}
 
@@ -48,19 +51,35 @@ export class CameraPipeline {
       this.feedConsumers(frame, null, []);
       return;
     }
-    person
+    this.pending = person
       .detectForCamera(cameraId, frame)
       .then((detections) => {
         if (!detections || this.closed) return;
         const { tracks, removed } = person.trackerFor(cameraId).update(detections);
         this.d.processed.tick(Date.now());
-        for (const ev of this.d.counting.process(tracks, removed, frame.width, frame.height)) {
-          this.d.bus.emit(ev.type, 'video', ev.data, cameraId);
-          this.d.persistCounts(ev.rule.rule_id);
-        }
+        this.publish(this.d.counting.process(tracks, removed, frame.width, frame.height));
         this.feedConsumers(frame, tracks, removed);
       })
       .catch((err: unknown) => this.report(err));
+  }
+
+  /**
+   * The source ended (a file played out): once the last frame is counted, every track
+   * still alive is gone for good, so people inside a zone exit and the tracker starts
+   * afresh should the camera run again.
+   */
+  async endOfStream(): Promise<void> {
+    await this.pending;
+    if (this.closed) return;
+    this.publish(this.d.counting.endOfStream());
+    this.d.person.release(this.d.cameraId);
+  }
+
+  private publish(events: CountEvent[]): void {
+    for (const ev of events) {
+      this.d.bus.emit(ev.type, 'video', ev.data, this.d.cameraId);
+      this.d.persistCounts(ev);
+    }
   }
 
   close(): void {

@@ -122,6 +122,11 @@ export class CameraStream {
     this.watchdog.unref();
   }
 
+  /** A file camera restored after it had played to its end: it stays ended, ffmpeg is not started. */
+  restoreEnded(reason: string): void {
+    this.setStatus('ended', reason);
+  }
+
   /** The stop ladder; resolves once ffmpeg is gone. */
   async stop(): Promise<void> {
     this.stopping = true;

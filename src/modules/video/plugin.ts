@@ -91,7 +91,8 @@ export default fp(
       if (manager.ffmpegError) return { ok: false, detail: manager.ffmpegError };
       const s = manager.summary();
       const problems = s.problems.length ? `; not running: ${s.problems.join('; ')}` : '';
-      return { ok: true, detail: `${s.running}/${s.total} camera(s) running${problems}` };
+      // Degraded while any camera is down (failed or restarting): see docs/video.md, "Health".
+      return { ok: s.down === 0, detail: `${s.running}/${s.total} camera(s) running${s.down ? `, ${s.down} down` : ''}${problems}` };
     });
 
     await app.register(async (scope) => videoRoutes(scope, () => manager, trackingState));

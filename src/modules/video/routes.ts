@@ -4,6 +4,8 @@ import { errorResponses } from '../../core/http-schemas.js';
 import type { CameraManager, RuleView } from './camera-manager.js';
 import type { LineCounts, ZoneCounts } from './counting/rules.js';
 import type { NormPoint } from './counting/rules.js';
+import { BadRequestError } from '../../core/errors.js';
+import { BUCKETS, bucketStart } from './count-history.js';
 import {
   CameraIdParams,
   CameraSchema,
@@ -11,6 +13,8 @@ import {
   CreateCameraBody,
   CreateLineBody,
   CreateZoneBody,
+  HistoryQuery,
+  HistoryResponse,
   LineSchema,
   RemovedCamera,
   RemovedRule,
@@ -173,4 +177,40 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
       return counts(req.params.camera_id);
     },
   );
+
+  app.get<{ Params: IdParams; Querystring: Static<typeof HistoryQuery> }>(
+    '/api/v1/video/cameras/:camera_id/counts/history',
+    {
+      schema: {
+        tags,
+        summary: 'Counts per time bucket (15m, 1h, 1d) of every line and zone, or one (rule_id); paginated with next_from',
+        params: CameraIdParams,
+        querystring: HistoryQuery,
+        response: { 200: HistoryResponse, ...errorResponses(400, 404, 503) },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const to = q.to === undefined ? Date.now() : parseTime(q.to, 'to');
+      const from = bucketStart(q.from === undefined ? to - 86_400_000 : parseTime(q.from, 'from'), BUCKETS[q.bucket ?? '1h']);
+      if (from >= to) throw new BadRequestError('INVALID_RANGE', '`from` must be before `to`');
+      const bucket = q.bucket ?? '1h';
+      const page = manager().history(req.params.camera_id, from, to, bucket, q.limit ?? 500, q.rule_id);
+      return {
+        camera_id: req.params.camera_id,
+        bucket,
+        from: new Date(from).toISOString(),
+        to: new Date(to).toISOString(),
+        rows: page.rows,
+        next_from: page.next === null ? null : new Date(page.next).toISOString(),
+      };
+    },
+  );
+}
+
+/** An ISO 8601 time (a date alone is midnight UTC); anything else is a 400. */
+function parseTime(text: string, name: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+  if (!Number.isFinite(ms)) throw new BadRequestError('INVALID_RANGE', `\`${name}\` is not an ISO 8601 time: ${JSON.stringify(text).slice(0, 60)}`);
+  return ms;
 }

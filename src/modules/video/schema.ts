@@ -120,3 +120,36 @@ export const ResetBody = Type.Object(
   { rule_id: Type.Optional(Type.String({ description: 'Reset only this rule (default: every rule of the camera).' })) },
   { additionalProperties: false },
 );
+
+export const HistoryQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ description: 'Start (ISO 8601, inclusive); default 24 hours before `to`. Rounded down to the bucket.' })),
+    to: Type.Optional(Type.String({ description: 'End (ISO 8601, exclusive); default now.' })),
+    bucket: Type.Optional(Type.Union([Type.Literal('15m'), Type.Literal('1h'), Type.Literal('1d')], { default: '1h', description: 'Bucket size, UTC-aligned.' })),
+    rule_id: Type.Optional(Type.String({ description: 'Only this line or zone.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 500, description: 'Most rows per page (a bucket is never split: a page holds at least one whole bucket).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const HistoryResponse = Type.Object({
+  camera_id: Type.String(),
+  bucket: Type.String(),
+  from: Type.String(),
+  to: Type.String(),
+  rows: Type.Array(
+    Type.Object({
+      rule_id: Type.String(),
+      type: Type.Union([Type.Literal('line'), Type.Literal('zone')]),
+      start: Type.String({ description: 'Bucket start, ISO 8601 UTC' }),
+      end: Type.String(),
+      in: Type.Integer(),
+      out: Type.Integer(),
+      entered: Type.Integer(),
+      exited: Type.Integer(),
+      peak_occupancy: Type.Integer({ description: 'Most people inside the zone at once in the bucket (0 for lines)' }),
+    }),
+    { description: 'Buckets in which something was counted (or people were inside a zone), oldest first, rules by id within a bucket' },
+  ),
+  next_from: Type.Union([Type.String(), Type.Null()], { description: 'More rows: repeat the query with from set to this; null on the last page' }),
+});

@@ -3,6 +3,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { openGuardedLmdb } from '../../core/lmdb-open.js';
 import { StorageGuard } from '../../core/storage-guard.js';
 import type { CountingRule } from './counting/rules.js';
+import { CountHistory, type BucketCounts } from './count-history.js';
 
 /** A camera as stored: the raw source (with any credentials) never leaves this file and the process. */
 export interface StoredCamera {
@@ -10,6 +11,9 @@ export interface StoredCamera {
   source: string;
   loop: boolean;
   created_at: string;
+  /** Set when a file source (without loop) played to its end: it is not replayed after a restart. */
+  ended_at?: string;
+  ended_frames?: number;
 }
 
 export type StoredCounts = { in: number; out: number } | { entered: number; exited: number };
@@ -29,6 +33,8 @@ export class VideoStore {
   private camerasDb!: Database<StoredCamera, string>;
   private rulesDb!: Database<CountingRule, string>;
   private countsDb!: Database<StoredCounts, string>;
+  /** Time-bucketed counts (count-history.ts). */
+  history!: CountHistory;
 
   constructor(
     private readonly dir: string,
@@ -40,6 +46,7 @@ export class VideoStore {
     this.camerasDb = this.root.openDB<StoredCamera, string>({ name: 'cameras' });
     this.rulesDb = this.root.openDB<CountingRule, string>({ name: 'rules' });
     this.countsDb = this.root.openDB<StoredCounts, string>({ name: 'counts' });
+    this.history = new CountHistory(this.root.openDB<BucketCounts, string>({ name: 'history' }));
   }
 
   async close(): Promise<void> {
@@ -62,6 +69,7 @@ export class VideoStore {
       for (const { key: k } of this.rulesDb.getRange(range(cameraId))) this.rulesDb.removeSync(k);
       for (const { key: k } of this.countsDb.getRange(range(cameraId))) this.countsDb.removeSync(k);
     });
+    await this.history.remove(cameraId);
   }
 
   rules(cameraId: string): { rule: CountingRule; counts: StoredCounts | undefined }[] {
@@ -77,6 +85,7 @@ export class VideoStore {
       this.rulesDb.removeSync(key(cameraId, ruleId));
       this.countsDb.removeSync(key(cameraId, ruleId));
     });
+    await this.history.remove(cameraId, ruleId);
   }
 
   async putCounts(cameraId: string, ruleId: string, counts: StoredCounts): Promise<void> {

@@ -3,6 +3,7 @@ import type { Pt } from './geometry.js';
 import { LineCounter } from './line-counter.js';
 import type { CountingRule, LineCounts, LineRule, ZoneCounts, ZoneRule } from './rules.js';
 import { ZoneCounter } from './zone-counter.js';
+import { DEFAULT_TRACK_MEMORY, TrackMemory, type TrackMemorySettings } from './track-memory.js';
 
 /** Payload of line_crossed (documented in docs/video.md). */
 export interface LineCrossedData {
@@ -51,6 +52,11 @@ export function anchorOf(t: { x1: number; x2: number; y2: number }): Pt {
 export class CameraCounting {
   private readonly entries = new Map<string, Entry>();
   private size = { width: 0, height: 0 };
+  private readonly memory: TrackMemory;
+
+  constructor(settings: Partial<TrackMemorySettings> = {}) {
+    this.memory = new TrackMemory({ ...DEFAULT_TRACK_MEMORY, ...settings });
+  }
 
   setRule(rule: CountingRule, stored?: Stored): void {
     const counts = { in: 0, out: 0, entered: 0, exited: 0, ...(stored ?? {}) };
@@ -96,18 +102,45 @@ export class CameraCounting {
     return ids;
   }
 
-  /** Applies one frame's confirmed tracks and the ids the tracker dropped; returns what happened. */
-  process(tracks: readonly TrackedPerson[], removed: readonly number[], width: number, height: number): CountEvent[] {
+  /**
+   * Applies one frame's confirmed tracks; returns what happened. Per-track state lives
+   * as long as the track memory keeps the id (a lost id may still be continued by a
+   * new one), so the tracker's `removed` ids are not needed here: they expire the same
+   * number of processed frames after they were last seen.
+   */
+  process(tracks: readonly TrackedPerson[], _removed: readonly number[], width: number, height: number): CountEvent[] {
     if (width !== this.size.width || height !== this.size.height) {
       this.size = { width, height };
       for (const e of this.entries.values()) this.build(e);
     }
+    const { points, bands, continued } = this.memory.update(tracks);
+    for (const e of this.entries.values()) {
+      for (const [from, to] of continued) {
+        e.line?.rename(from, to);
+        e.zone?.rename(from, to);
+      }
+    }
+    return this.apply(tracks, points, bands, this.memory.expire());
+  }
+
+  /**
+   * The stream ended (a file played to its end): every track still alive is gone for
+   * good, so people inside a zone exit (how 'lost') and no line keeps a side for them.
+   */
+  endOfStream(): CountEvent[] {
+    const ids = new Set<number>(this.memory.ids());
+    for (const e of this.entries.values()) for (const id of [...(e.zone?.trackIds() ?? []), ...(e.line?.trackIds() ?? [])]) ids.add(id);
+    this.memory.clear();
+    return this.apply([], new Map(), new Map(), [...ids]);
+  }
+
+  private apply(tracks: readonly TrackedPerson[], points: Map<number, Pt>, bands: Map<number, number>, gone: readonly number[]): CountEvent[] {
     const events: CountEvent[] = [];
     for (const e of this.entries.values()) {
       if (e.line) {
         const rule = e.rule as LineRule;
         for (const t of tracks) {
-          const dir = e.line.observe(t.trackId, anchorOf(t));
+          const dir = e.line.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), bands.get(t.trackId));
           if (!dir) continue;
           e.counts[dir]++;
           events.push({
@@ -123,7 +156,7 @@ export class CameraCounting {
             },
           });
         }
-        for (const id of removed) e.line.forget(id);
+        for (const id of gone) e.line.forget(id);
       } else if (e.zone) {
         const rule = e.rule as ZoneRule;
         const zone = e.zone;
@@ -142,10 +175,10 @@ export class CameraCounting {
           });
         };
         for (const t of tracks) {
-          const tr = zone.observe(t.trackId, anchorOf(t));
+          const tr = zone.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), bands.get(t.trackId));
           if (tr) emit(t.trackId, tr);
         }
-        for (const id of removed) {
+        for (const id of gone) {
           const tr = zone.lost(id);
           if (tr) emit(id, tr);
         }

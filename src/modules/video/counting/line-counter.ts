@@ -23,10 +23,14 @@ export class LineCounter {
     private readonly margin: number,
   ) {}
 
-  /** 'in' = left to right of a->b as the image is seen; 'out' = right to left. */
-  observe(trackId: number, anchor: Pt): 'in' | 'out' | null {
+  /**
+   * 'in' = left to right of a->b as the image is seen; 'out' = right to left.
+   * `personBand`: a wider dead band for this observation (pixels), for a person whose
+   * box is large enough that its edge jitters by more than the rule's band.
+   */
+  observe(trackId: number, anchor: Pt, personBand = 0): 'in' | 'out' | null {
     const d = signedDistance(this.a, this.b, anchor);
-    if (Math.abs(d) <= this.margin) return null;
+    if (Math.abs(d) <= Math.max(this.margin, personBand)) return null;
     const side: 1 | -1 = d > 0 ? 1 : -1;
     const prev = this.sides.get(trackId);
     this.sides.set(trackId, { side, at: anchor });
@@ -37,6 +41,18 @@ export class LineCounter {
 
   forget(trackId: number): void {
     this.sides.delete(trackId);
+  }
+
+  /** A new track continues a lost one: it takes over the lost one's state. */
+  rename(from: number, to: number): void {
+    const st = this.sides.get(from);
+    if (st === undefined) return;
+    this.sides.delete(from);
+    this.sides.set(to, st);
+  }
+
+  trackIds(): number[] {
+    return [...this.sides.keys()];
   }
 
   get trackedCount(): number {

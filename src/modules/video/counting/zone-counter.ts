@@ -18,8 +18,8 @@ export class ZoneCounter {
     private readonly margin: number,
   ) {}
 
-  observe(trackId: number, anchor: Pt): ZoneTransition | null {
-    if (distanceToEdges(anchor, this.poly) <= this.margin) return null;
+  observe(trackId: number, anchor: Pt, personBand = 0): ZoneTransition | null {
+    if (distanceToEdges(anchor, this.poly) <= Math.max(this.margin, personBand)) return null;
     const now = insidePolygon(anchor, this.poly);
     const prev = this.inside.get(trackId);
     this.inside.set(trackId, now);
@@ -33,6 +33,18 @@ export class ZoneCounter {
     const was = this.inside.get(trackId);
     this.inside.delete(trackId);
     return was ? { kind: 'exited', how: 'lost' } : null;
+  }
+
+  /** A new track continues a lost one: it takes over the lost one's state. */
+  rename(from: number, to: number): void {
+    const st = this.inside.get(from);
+    if (st === undefined) return;
+    this.inside.delete(from);
+    this.inside.set(to, st);
+  }
+
+  trackIds(): number[] {
+    return [...this.inside.keys()];
   }
 
   get occupancy(): number {
