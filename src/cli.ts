@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load.js';
 import { resolveProfile } from './runtime/hw-profile.js';
+import { createLogger } from './core/logger.js';
 import { exitOnSignals, startServer } from './server.js';
 
 const USAGE = `usage: vigil [serve] [--config FILE]
@@ -9,6 +10,11 @@ const USAGE = `usage: vigil [serve] [--config FILE]
 
 Environment: VIGIL_CONFIG, VIGIL_HOST, VIGIL_PORT, VIGIL_DATA_DIR, VIGIL_MODEL_MIRROR,
 VIGIL_LOG_LEVEL, and VIGIL_<SECTION>_<SETTING> for any setting (e.g. VIGIL_FACE_DET_THRESH).`;
+
+/** Fatal lines before the configuration (and so the log level) is known. */
+function bootLogger() {
+  return createLogger(process.env.VIGIL_LOG_LEVEL === 'silent' ? 'silent' : 'info');
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -43,9 +49,20 @@ async function main(): Promise<number> {
   try {
     config = loadConfig({ file: values.config });
   } catch (err) {
-    console.error((err as Error).message);
+    const problems = err instanceof ConfigError ? err.problems : undefined;
+    bootLogger().fatal({ problems }, `invalid configuration: ${(err as Error).message}`);
     return 1;
   }
+  // From here on a crash is one JSON line with the stack, not Node's plain-text dump.
+  const log = createLogger(config.server.log_level);
+  process.on('uncaughtException', (err, origin) => {
+    log.fatal({ err, origin }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    log.fatal({ err: reason }, 'unhandled promise rejection; exiting');
+    process.exit(1);
+  });
   const server = await startServer(config);
   exitOnSignals(server);
   return -1; // keep running
@@ -56,7 +73,7 @@ main().then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    console.error(err);
+    bootLogger().fatal({ err }, `vigil failed to start: ${(err as Error).message}`);
     process.exit(1);
   },
 );

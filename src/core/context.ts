@@ -4,6 +4,7 @@ import type { ModelRegistry } from '../runtime/model-registry.js';
 import type { HwProfile } from '../runtime/hw-profile.js';
 import type { EventBus } from './event-bus.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { Metrics } from './metrics.js';
 import type { StatusBoard } from './status-board.js';
 
 /** Everything a module needs, passed as one object instead of eight arguments. */
@@ -15,6 +16,8 @@ export interface VigilContext {
   status: StatusBoard;
   lifecycle: Lifecycle;
   profile: HwProfile;
+  /** Prometheus instruments; modules add their scrape-time gauges here. */
+  metrics: Metrics;
 }
 
 declare module 'fastify' {

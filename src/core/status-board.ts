@@ -27,8 +27,27 @@ export interface ComponentReport {
 }
 
 export interface ModuleReport {
+  /** false: the module cannot do its job (reported `failed`, and health answers 503). */
   ok: boolean;
   detail: string;
+  /** Set while ok: it works, with something wrong beside (a camera down, the broker away). */
+  degraded?: string;
+}
+
+/** The machine-readable state of one module in /admin/health `status`. */
+export type ModuleState = 'ok' | 'degraded' | 'failed' | 'disabled';
+
+export interface ModuleStatus {
+  state: ModuleState;
+  /** Why the module is degraded, failed or disabled; null when ok. */
+  reason: string | null;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  modules: Record<ModuleName, boolean>;
+  details: Record<ModuleName, string>;
+  status: Record<ModuleName, ModuleStatus>;
 }
 
 const NOT_BUILT = 'not implemented in this build';
@@ -68,23 +87,27 @@ export class StatusBoard {
     return section.enabled !== false;
   }
 
-  health(): { healthy: boolean; modules: Record<ModuleName, boolean>; details: Record<ModuleName, string> } {
+  /** The spec's {healthy, modules, details} plus `status`: each module's state and reason. */
+  health(): HealthReport {
     const modules = {} as Record<ModuleName, boolean>;
     const details = {} as Record<ModuleName, string>;
+    const status = {} as Record<ModuleName, ModuleStatus>;
     let healthy = true;
     for (const m of MODULE_NAMES) {
       if (!this.isEnabled(m)) {
         modules[m] = false;
         details[m] = 'disabled in configuration';
+        status[m] = { state: 'disabled', reason: 'disabled in configuration' };
         continue;
       }
       const probe = this.modules.get(m);
-      const report = probe ? probe() : { ok: false, detail: NOT_BUILT };
+      const report: ModuleReport = probe ? probe() : { ok: false, detail: NOT_BUILT };
       modules[m] = report.ok;
       details[m] = report.detail;
+      status[m] = !report.ok ? { state: 'failed', reason: report.detail } : report.degraded ? { state: 'degraded', reason: report.degraded } : { state: 'ok', reason: null };
       healthy &&= report.ok;
     }
-    return { healthy, modules, details };
+    return { healthy, modules, details, status };
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { VigilContext } from '../../core/context.js';
+import type { ModuleReport } from '../../core/status-board.js';
 import type { EventType, VigilEvent } from '../../core/event-types.js';
 import { packageVersion } from '../../core/package-root.js';
 import { DeliveryWorker } from './delivery-worker.js';
@@ -76,6 +77,8 @@ export class EventsService {
           },
           log.child({ component: 'webhooks' }),
         );
+        const { metrics } = this.ctx;
+        if (metrics.enabled) worker.onSettled((_job, outcome) => metrics.deliveries.inc({ outcome: outcome.status === 'pending' ? 'retry' : outcome.status }));
         worker.start();
       } catch (err) {
         // Deliveries wait in the outbox until the CA file is fixed; history and MQTT go on.
@@ -126,6 +129,25 @@ export class EventsService {
     return this.parts;
   }
 
+  outboxPending(): number {
+    return this.parts?.outbox.pending ?? 0;
+  }
+
+  webhookCounts(): { enabled: number; disabled: number } {
+    const w = this.parts?.webhooks;
+    if (!w) return { enabled: 0, disabled: 0 };
+    const disabled = w.disabledCount();
+    return { enabled: w.size - disabled, disabled };
+  }
+
+  mqttQueueSize(): number {
+    return this.mqttQueue?.size ?? 0;
+  }
+
+  mqttDropped(): number {
+    return this.mqttQueue?.dropped ?? 0;
+  }
+
   get worker(): DeliveryWorker | undefined {
     return this.parts?.worker;
   }
@@ -167,7 +189,7 @@ export class EventsService {
     return { event, delivery };
   }
 
-  status(): { ok: boolean; detail: string } {
+  status(): ModuleReport {
     const ev = this.ctx.config.events;
     if (!this.parts) return { ok: false, detail: this.startError ?? 'events module not started' };
     const { webhooks, outbox, worker } = this.parts;
@@ -186,6 +208,6 @@ export class EventsService {
       if (outbox.overflowed) parts.push(`${outbox.overflowed} deliveries refused: outbox full`);
     }
     parts.push(mqtt.detail);
-    return { ok, detail: parts.join('; ') };
+    return { ok, detail: parts.join('; '), ...(mqtt.degraded ? { degraded: mqtt.detail } : {}) };
   }
 }

@@ -160,7 +160,8 @@ export class MqttMirror implements MqttPublisher {
     if (this.connected) this.sendDirect(topic, JSON.stringify(full), true);
   }
 
-  status(): { ok: boolean; detail: string } {
+  /** ok false: MQTT cannot work as configured; degraded: the broker is away (it will reconnect). */
+  status(): { ok: boolean; detail: string; degraded?: boolean } {
     const url = redactUrl(this.settings.url);
     if (!this.enabled) return { ok: true, detail: this.settings.url ? 'mqtt off (events module disabled)' : 'mqtt off (mqtt.url is empty)' };
     const queued = this.queue?.size ?? 0;
@@ -169,7 +170,8 @@ export class MqttMirror implements MqttPublisher {
     if (this.connected) return { ok: true, detail: `mqtt connected to ${url}, ${queued} messages queued${dropped}` };
     const since = this.disconnectedSince ? ` since ${new Date(this.disconnectedSince).toISOString()}` : '';
     return {
-      ok: false,
+      ok: true,
+      degraded: true,
       detail: `mqtt disconnected from ${url}${since}${this.lastError ? ` (${this.lastError})` : ''}; ${queued} messages queued${dropped}, reconnecting`,
     };
   }

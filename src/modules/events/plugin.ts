@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { EventsService } from './events-service.js';
 import type { MqttPublisher } from './mqtt-mirror.js';
 import { eventsRoutes } from './routes.js';
+import { registerEventsMetrics } from './events-metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -21,6 +22,7 @@ export default fp(
     const { bus, status, lifecycle, config } = app.vigil;
     const service = new EventsService(app.vigil);
     app.decorate('events', service);
+    registerEventsMetrics(app.vigil.metrics, service);
     app.decorate('mqtt', service.mirror as MqttPublisher);
     status.setComponent('event_bus', () => ({ loaded: true, reason: `${bus.listenerCount()} listeners` }));
     if (config.events.enabled) {

@@ -38,6 +38,8 @@ const ERROR_EVERY_MS = 60_000;
 export class CameraPipeline {
   private closed = false;
   private lastErrorAt = 0;
+  /** Frames skipped because a newer frame of this camera superseded them before detection (metrics). */
+  dropped = 0;
 
   constructor(private readonly d: PipelineDeps) {}
 
@@ -51,7 +53,11 @@ export class CameraPipeline {
     person
       .detectForCamera(cameraId, frame)
       .then((detections) => {
-        if (!detections || this.closed) return;
+        if (this.closed) return;
+        if (!detections) {
+          this.dropped++;
+          return;
+        }
         const { tracks, removed } = person.trackerFor(cameraId).update(detections);
         this.d.processed.tick(Date.now());
         for (const ev of this.d.counting.process(tracks, removed, frame.width, frame.height)) {

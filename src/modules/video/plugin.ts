@@ -6,6 +6,7 @@ import { FaceOnFrames, watchlistSearch } from './face-on-frames.js';
 import { VideoMqttState } from './counts-mqtt.js';
 import { ffmpegPath, probeFfmpeg } from './ffmpeg-binary.js';
 import { videoRoutes } from './routes.js';
+import { registerVideoMetrics } from './video-metrics.js';
 import { VideoStore, videoStoreDir } from './video-store.js';
 
 declare module 'fastify' {
@@ -51,6 +52,7 @@ export default fp(
     const mqttState = new VideoMqttState(app.hasDecorator('mqtt') ? app.mqtt : undefined);
     const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person, consumers, mqttState });
     app.decorate('cameraManager', manager);
+    registerVideoMetrics(app.vigil.metrics, manager);
     let started = false;
 
     lifecycle.add({
@@ -80,7 +82,9 @@ export default fp(
       if (manager.ffmpegError) return { ok: false, detail: manager.ffmpegError };
       const s = manager.summary();
       const problems = s.problems.length ? `; not running: ${s.problems.join('; ')}` : '';
-      return { ok: true, detail: `${s.running}/${s.total} camera(s) running${problems}` };
+      const detail = `${s.running}/${s.total} camera(s) running${problems}`;
+      // A camera down is the camera's problem (its status says why); the module still works.
+      return { ok: true, detail, ...(s.problems.length ? { degraded: `not running: ${s.problems.join('; ')}` } : {}) };
     });
 
     await app.register(async (scope) => videoRoutes(scope, () => manager, trackingState));
