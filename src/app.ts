@@ -41,6 +41,9 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     childLoggerFactory: lazyChildLogger,
     // Uploads are bounded by the multipart limits below; JSON bodies are small.
     bodyLimit: 1024 * 1024,
+    // Modules load and warm their models in onReady: on a busy box that takes longer than
+    // fastify's 10 s default, and past it the daemon exited instead of starting.
+    pluginTimeout: 120_000,
     // Per-request lines only at debug/trace: an edge box's journal is small.
     logController: new LogController({ disableRequestLogging: !verbose }),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },

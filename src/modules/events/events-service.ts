@@ -7,7 +7,7 @@ import { DeliveryWorker } from './delivery-worker.js';
 import { EventHistory } from './history.js';
 import { MqttMirror } from './mqtt-mirror.js';
 import { MqttQueue } from './mqtt-queue.js';
-import { Outbox } from './outbox.js';
+import { Outbox, type Outcome, type PendingJob } from './outbox.js';
 import { openEventsStore, type DeliveryRecord, type EventsStore, type WebhookRecord } from './store.js';
 import { trustedCAs } from './tls-trust.js';
 import { WebhookStore } from './webhook-store.js';
@@ -79,6 +79,7 @@ export class EventsService {
         );
         const { metrics } = this.ctx;
         if (metrics.enabled) worker.onSettled((_job, outcome) => metrics.deliveries.inc({ outcome: outcome.status === 'pending' ? 'retry' : outcome.status }));
+        worker.onSettled((job, outcome) => this.reportProblem(job, outcome));
         worker.start();
       } catch (err) {
         // Deliveries wait in the outbox until the CA file is fixed; history and MQTT go on.
@@ -116,9 +117,15 @@ export class EventsService {
     const body = JSON.stringify(event);
     const parts = this.parts;
     if (parts && this.ctx.config.events.webhooks_enabled) {
-      const subs = parts.webhooks.subscribers(event.type);
-      for (const w of subs) parts.outbox.enqueue(w.id, event, body);
-      if (subs.length > 0) parts.worker?.kick();
+      let queued = false;
+      for (const w of parts.webhooks.allSubscribers(event.type)) {
+        // A disabled webhook keeps a record of what it missed, to be sent when it is enabled.
+        if (w.enabled) {
+          parts.outbox.enqueue(w.id, event, body);
+          queued = true;
+        } else parts.outbox.hold(w.id, event, body);
+      }
+      if (queued) parts.worker?.kick();
     }
     this.mirror.mirror(event, body);
   }
@@ -167,10 +174,56 @@ export class EventsService {
     return record;
   }
 
+  /** Enables a webhook and queues what it missed while disabled, in the order it happened. */
   async enable(id: string): Promise<WebhookRecord | undefined> {
-    const record = await this.started().webhooks.setEnabled(id, true);
-    this.parts?.worker?.kick();
+    const { webhooks, outbox, worker } = this.started();
+    const record = await webhooks.setEnabled(id, true);
+    if (!record) return undefined;
+    const n = outbox.release(id);
+    if (n > 0) this.ctx.log.info({ webhook_id: id, replayed: n }, 'webhook enabled: sending the deliveries it missed');
+    worker?.kick();
     return record;
+  }
+
+  /** Disables a webhook by hand: new events and what is queued are held until it is enabled. */
+  async disable(id: string): Promise<WebhookRecord | undefined> {
+    const { webhooks, outbox, worker } = this.started();
+    const record = await webhooks.setEnabled(id, false, 'disabled by the operator');
+    if (record) (worker ? worker.holdAll(id) : outbox.holdQueued(id, 'webhook disabled by the operator; held'));
+    return record;
+  }
+
+  /**
+   * A delivery given up (or stopped by 410 Gone) is raised as system_error, so a receiver
+   * of system_error hears about it. A failure to deliver such a report raises nothing more:
+   * two dead receivers of system_error must not report each other forever.
+   */
+  private reportProblem(job: PendingJob, outcome: Outcome): void {
+    const gone = outcome.status === 'held' && outcome.statusCode === 410;
+    if (outcome.status !== 'failed' && !gone) return;
+    if (job.eventType === 'system_error' && this.isDeliveryReport(job)) return;
+    const message = gone
+      ? `webhook ${job.webhookId} answered 410 Gone: disabled; its deliveries are held until it is enabled again`
+      : `webhook ${job.webhookId}: delivery ${job.seq} of event ${job.eventId} (${job.eventType}) ${outcome.error ?? 'failed'}`;
+    this.ctx.bus.emit('system_error', 'events', {
+      module: 'events',
+      message,
+      webhook_id: job.webhookId,
+      delivery_id: String(job.seq),
+      event_id: job.eventId,
+      event_type: job.eventType,
+    });
+  }
+
+  private isDeliveryReport(job: PendingJob): boolean {
+    const body = this.parts?.outbox.bodyOf(job);
+    if (!body) return false;
+    try {
+      const event = JSON.parse(body) as VigilEvent<'system_error'>;
+      return event.source === 'events' && typeof event.data.webhook_id === 'string';
+    } catch {
+      return false;
+    }
   }
 
   /**

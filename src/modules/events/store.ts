@@ -15,7 +15,8 @@ export interface WebhookRecord {
   disabled_at: string | null;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** held: recorded while the webhook is disabled, sent when it is enabled again (in order). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'held';
 
 /** One delivery of one event to one webhook: the outbox entry while pending, the log entry after. */
 export interface DeliveryRecord {
