@@ -189,7 +189,8 @@ export class EventsService {
   async disable(id: string): Promise<WebhookRecord | undefined> {
     const { webhooks, outbox, worker } = this.started();
     const record = await webhooks.setEnabled(id, false, 'disabled by the operator');
-    if (record) (worker ? worker.holdAll(id) : outbox.holdQueued(id, 'webhook disabled by the operator; held'));
+    if (record && worker) worker.holdAll(id);
+    else if (record) outbox.holdQueued(id, 'webhook disabled by the operator; held');
     return record;
   }
 
