@@ -52,6 +52,8 @@ export class EventsService {
       this.startError = `cannot open ${config.server.data_dir}/events: ${(err as Error).message}`;
       throw err;
     }
+    const restored = this.history.attach(store.history, log.child({ component: 'history' }));
+    if (restored > 0) log.info({ restored }, 'event history from the last run restored');
     const webhooks = new WebhookStore(store);
     webhooks.load();
     const outbox = new Outbox(store, { logSize: ev.delivery_log_size, maxPending: ev.outbox_max_pending }, log.child({ component: 'outbox' }));
@@ -101,6 +103,7 @@ export class EventsService {
 
   async stop(): Promise<void> {
     this.ctx.bus.unsubscribeOwner(OWNER);
+    this.history.detach();
     const parts = this.parts;
     this.parts = undefined;
     await parts?.worker?.stop();

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { EventType } from '../../core/event-types.js';
+import type { EventType, VigilEvent } from '../../core/event-types.js';
 
 /** A registered webhook as stored (the secret never leaves the store through the API). */
 export interface WebhookRecord {
@@ -51,6 +51,8 @@ export interface EventsStore {
   webhooks: Database<WebhookRecord, string>;
   deliveries: Database<DeliveryRecord, DeliveryKey>;
   mqtt: Database<MqttQueued, number>;
+  /** The persisted copy of the event history (events.history_size newest). */
+  history: Database<VigilEvent, number>;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,7 @@ export function openEventsStore(dataDir: string): EventsStore {
     webhooks: root.openDB<WebhookRecord, string>({ name: 'webhooks' }),
     deliveries: root.openDB<DeliveryRecord, DeliveryKey>({ name: 'deliveries' }),
     mqtt: root.openDB<MqttQueued, number>({ name: 'mqtt_outbox' }),
+    history: root.openDB<VigilEvent, number>({ name: 'history' }),
     close: () => root.close(),
   };
 }
