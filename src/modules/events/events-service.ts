@@ -3,6 +3,7 @@ import type { VigilContext } from '../../core/context.js';
 import type { ModuleReport } from '../../core/status-board.js';
 import type { EventType, VigilEvent } from '../../core/event-types.js';
 import { packageVersion } from '../../core/package-root.js';
+import { registerBoxStats } from './box-stats.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventHistory } from './history.js';
 import { MqttMirror } from './mqtt-mirror.js';
@@ -38,6 +39,7 @@ export class EventsService {
   constructor(private readonly ctx: VigilContext) {
     this.history = new EventHistory(ctx.config.events.history_size);
     this.mirror = new MqttMirror(ctx.config.mqtt, ctx.config.events.enabled, ctx.log.child({ component: 'mqtt' }), packageVersion());
+    registerBoxStats(this.mirror, ctx.metrics, packageVersion());
   }
 
   async start(): Promise<void> {

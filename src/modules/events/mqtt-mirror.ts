@@ -28,7 +28,21 @@ export interface MqttPublisher {
    * availability are filled in.
    */
   publishDiscovery(component: string, objectId: string, config: Record<string, unknown>): void;
+  /** Removes a discovery config (empty retained payload): Home Assistant deletes the entity. */
+  removeDiscovery(component: string, objectId: string): void;
+  /**
+   * Handles `<prefix>/<filter>` commands when mqtt.commands is on (`+` matches one level);
+   * the handler's answer is published on `<prefix>/commands/result`. No-op otherwise.
+   */
+  onCommand(filter: string, handler: CommandHandler): void;
+  /** Adds a section to the box statistics published on `<prefix>/stats`. */
+  statsSource(key: string, read: () => unknown): void;
+  /** The full topic of a state suffix, for discovery configs. */
+  stateTopic(suffix: string): string;
 }
+
+/** What a command handler answers; thrown AppErrors are turned into {ok: false, code, message}. */
+export type CommandHandler = (levels: string[], payload: string) => Promise<Record<string, unknown> | void>;
 
 type MqttSettings = VigilConfig['mqtt'];
 
@@ -65,6 +79,11 @@ export class MqttMirror implements MqttPublisher {
   private disconnectedSince: number | null = null;
   private readonly states = new Map<string, string>();
   private readonly discovery = new Map<string, string>();
+  /** Discovery configs removed while disconnected: cleared on the next connect. */
+  private readonly pendingRemovals = new Set<string>();
+  private readonly commands: { filter: string; handler: CommandHandler }[] = [];
+  private readonly stats = new Map<string, () => unknown>();
+  private statsTimer: NodeJS.Timeout | undefined;
   private readonly clientId: string;
   published = 0;
 
@@ -94,6 +113,12 @@ export class MqttMirror implements MqttPublisher {
   start(): void {
     if (!this.enabled) return;
     this.running = true;
+    if (this.settings.stats_interval_seconds > 0) {
+      this.statsTimer = setInterval(() => {
+        if (this.connected) this.sendDirect(this.topics.state('stats'), JSON.stringify(this.statsPayload()), false);
+      }, this.settings.stats_interval_seconds * 1000);
+      this.statsTimer.unref();
+    }
     this.disconnectedSince = Date.now();
     let options: IClientOptions;
     try {
@@ -109,6 +134,7 @@ export class MqttMirror implements MqttPublisher {
 
   async stop(): Promise<void> {
     this.running = false;
+    clearInterval(this.statsTimer);
     clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = undefined;
@@ -144,6 +170,41 @@ export class MqttMirror implements MqttPublisher {
     if (this.connected) this.sendDirect(topic, text, retain);
   }
 
+  removeDiscovery(component: string, objectId: string): void {
+    if (!this.enabled || !this.settings.discovery) return;
+    const topic = discoveryTopic(this.settings.discovery_prefix, component, discoveryNodeId(this.clientId), objectId);
+    if (!this.discovery.delete(topic)) return;
+    this.pendingRemovals.add(topic);
+    if (this.connected) this.sendDirect(topic, '', true);
+  }
+
+  onCommand(filter: string, handler: CommandHandler): void {
+    if (!this.enabled || !this.settings.commands) return;
+    this.commands.push({ filter, handler });
+    if (this.connected) this.client?.subscribe(this.topics.state(filter), { qos: 1 });
+  }
+
+  statsSource(key: string, read: () => unknown): void {
+    this.stats.set(key, read);
+  }
+
+  stateTopic(suffix: string): string {
+    return this.topics.state(suffix);
+  }
+
+  /** The box statistics (Frigate's stats topic is the model): published every stats_interval_seconds. */
+  statsPayload(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [key, read] of this.stats) {
+      try {
+        out[key] = read();
+      } catch (err) {
+        this.log.debug({ err, key }, 'stats source threw');
+      }
+    }
+    return out;
+  }
+
   publishDiscovery(component: string, objectId: string, config: Record<string, unknown>): void {
     if (!this.enabled || !this.settings.discovery) return;
     const node = discoveryNodeId(this.clientId);
@@ -156,8 +217,11 @@ export class MqttMirror implements MqttPublisher {
       device: this.device(node),
     };
     const topic = discoveryTopic(this.settings.discovery_prefix, component, node, objectId);
-    this.discovery.set(topic, JSON.stringify(full));
-    if (this.connected) this.sendDirect(topic, JSON.stringify(full), true);
+    const text = JSON.stringify(full);
+    this.pendingRemovals.delete(topic);
+    if (this.discovery.get(topic) === text) return;
+    this.discovery.set(topic, text);
+    if (this.connected) this.sendDirect(topic, text, true);
   }
 
   /** ok false: MQTT cannot work as configured; degraded: the broker is away (it will reconnect). */
@@ -224,7 +288,13 @@ export class MqttMirror implements MqttPublisher {
       this.sendDirect(this.topics.availability, 'online', true);
       if (this.settings.discovery) this.announce();
       for (const [topic, text] of this.states) this.sendDirect(topic, text, true);
+      if (this.commands.length > 0) client.subscribe(this.commands.map((c) => this.topics.state(c.filter)), { qos: 1 });
+      this.sendDirect(this.topics.state('stats'), JSON.stringify(this.statsPayload()), false);
       this.pump();
+    });
+    client.on('message', (topic, payload, packet) => {
+      // A retained command would run again on every connect: commands are never retained.
+      if (gen === this.generation && !packet.retain) void this.runCommand(topic, payload.toString('utf8'));
     });
     client.on('error', (err) => {
       if (gen === this.generation) this.lastError = err.message;
@@ -299,6 +369,29 @@ export class MqttMirror implements MqttPublisher {
     };
     this.sendDirect(discoveryTopic(this.settings.discovery_prefix, 'binary_sensor', node, 'availability'), JSON.stringify(availability), true);
     for (const [topic, text] of this.discovery) this.sendDirect(topic, text, true);
+    for (const topic of this.pendingRemovals) this.sendDirect(topic, '', true);
+    this.pendingRemovals.clear();
+  }
+
+  /** Runs the handler whose filter matches; answers on `<prefix>/commands/result` (not retained). */
+  private async runCommand(topic: string, payload: string): Promise<void> {
+    const prefix = `${this.settings.topic_prefix}/`;
+    if (!topic.startsWith(prefix)) return;
+    const levels = topic.slice(prefix.length).split('/');
+    for (const { filter, handler } of this.commands) {
+      const parts = filter.split('/');
+      if (parts.length !== levels.length || !parts.every((p, i) => p === '+' || p === levels[i])) continue;
+      let result: Record<string, unknown>;
+      try {
+        result = { topic, ok: true, ...((await handler(levels, payload)) ?? {}) };
+      } catch (err) {
+        const e = err as Error & { code?: string; statusCode?: number };
+        result = { topic, ok: false, code: e.code ?? 'INTERNAL_ERROR', message: e.message };
+        this.log.warn({ topic, code: result.code, error: e.message }, 'MQTT command refused');
+      }
+      this.sendDirect(this.topics.state('commands/result'), JSON.stringify(result), false);
+      return;
+    }
   }
 }
 

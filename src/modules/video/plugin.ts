@@ -3,7 +3,7 @@ import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
 import type { FrameConsumer } from './camera-pipeline.js';
 import { FaceOnFrames, watchlistSearch } from './face-on-frames.js';
-import { VideoMqttState } from './counts-mqtt.js';
+import { VideoMqttState, wireVideoMqtt } from './counts-mqtt.js';
 import { ffmpegPath, probeFfmpeg } from './ffmpeg-binary.js';
 import { videoRoutes } from './routes.js';
 import { registerVideoMetrics } from './video-metrics.js';
@@ -53,6 +53,7 @@ export default fp(
     const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person, consumers, mqttState });
     app.decorate('cameraManager', manager);
     registerVideoMetrics(app.vigil.metrics, manager);
+    if (app.hasDecorator('mqtt')) wireVideoMqtt(app.mqtt, manager);
     let started = false;
 
     lifecycle.add({
