@@ -50,8 +50,10 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
   });
   installErrorHandler(app);
   app.addSchema(ErrorBodySchema);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   const metrics = new Metrics(config.server.metrics);
   if (metrics.enabled) installHttpMetrics(app, metrics);

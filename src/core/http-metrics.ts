@@ -10,10 +10,11 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
  * share the label `unmatched`.
  */
 export function installHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     metrics.httpDuration.observe({ method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
   app.get('/metrics', { schema: { tags: ['admin'], summary: 'Prometheus metrics (text exposition format)', hide: false } }, async (_req, reply) => {
     const body = await metrics.scrape();

@@ -43,7 +43,7 @@ export class Metrics {
     this.events = new Counter({ name: 'vigil_events_total', help: 'Events emitted on the bus, by type.', labelNames: ['type'], registers });
     this.deliveries = new Counter({
       name: 'vigil_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: delivered, retry (failed, will be retried), failed (given up or refused).',
+      help: 'Webhook delivery attempts by outcome: delivered, retry (failed, will be retried), failed (given up or refused), held (410 Gone or webhook disabled).',
       labelNames: ['outcome'],
       registers,
     });

@@ -108,6 +108,16 @@ describe('observability: /metrics, health, version, request ids', () => {
       assert.equal(lag.length, 1);
       const inference = await prom.query('sum(vigil_inference_duration_seconds_count) > 0');
       assert.equal(inference.length, 1);
+      // The Grafana dashboard in docs/: every query parses, and every series it reads is exposed.
+      const dashboard = readFileSync(join(packageRoot(), 'docs', 'grafana-vigil.json'), 'utf8');
+      const exprs = [...dashboard.matchAll(/"expr": "((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+      assert.ok(exprs.length >= 15);
+      for (const expr of exprs) await prom.query(expr.replaceAll('$instance', '.*'));
+      const exposed = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+      for (const name of new Set(dashboard.match(/vigil_[a-z0-9_]+/g))) {
+        const base = name.replace(/_(bucket|count|sum)$/, '');
+        assert.ok(exposed.includes(`# TYPE ${base} `), `${name} used by the dashboard is not exposed`);
+      }
     } finally {
       await prom.stop();
     }
