@@ -45,6 +45,12 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     sub = await connectAsync(broker.url, { username: broker.username, password: broker.password, reconnectPeriod: 200 });
     sub.on('message', (topic, payload, packet) => got.push({ topic, payload: payload.toString(), retain: packet.retain }));
     await sub.subscribeAsync(['vigil/#', 'homeassistant/#'], { qos: 1 });
+    // What a daemon killed with -9 leaves on the broker: a camera "running", and a camera
+    // deleted since (its status and counts) that nobody will ever update again.
+    const stale = { retain: true, qos: 1 as const };
+    await sub.publishAsync('vigil/cameras/door/status', JSON.stringify({ camera_id: 'door', status: 'running', is_running: true, last_error: null }), stale);
+    await sub.publishAsync('vigil/cameras/ghost/status', JSON.stringify({ camera_id: 'ghost', status: 'running', is_running: true, last_error: null }), stale);
+    await sub.publishAsync('vigil/cameras/ghost/counts/gone', JSON.stringify({ in: 4, out: 1 }), stale);
     t = await testApp(
       {
         ...LIGHT,
@@ -87,6 +93,13 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     await late.subscribeAsync('vigil/cameras/door/counts/entrance', { qos: 1 });
     assert.equal(await retained, true, 'a late subscriber gets the counts at once');
     await late.endAsync(true);
+  });
+
+  it('corrects retained camera state left by a crash: restored cameras republish, unknown ones are cleared', async () => {
+    await waitUntil(() => JSON.parse(last('vigil/cameras/door/status')!.payload || '{}').status !== 'running', 5000, 'door status corrected');
+    await waitUntil(() => last('vigil/cameras/ghost/status')?.payload === '' && last('vigil/cameras/ghost/counts/gone')?.payload === '', 10_000, 'ghost cleared');
+    assert.notEqual(last('vigil/cameras/door/status')!.payload, '', 'a camera this run has is not cleared');
+    assert.equal(JSON.parse(last('vigil/cameras/door/counts/entrance')!.payload).in, 7, 'nor are its counts');
   });
 
   it('publishes box statistics on <prefix>/stats: cpu, memory, inference speeds, cameras', async () => {

@@ -49,6 +49,8 @@ type MqttSettings = VigilConfig['mqtt'];
 /** In-flight QoS 1 publishes handed to the client at once. */
 const WINDOW = 100;
 const STOP_WAIT_MS = 1500;
+/** How long after connecting retained camera state is collected before stale topics are cleared. */
+const STALE_SWEEP_MS = 3000;
 
 /** The URL without credentials, for logs and health. */
 export function redactUrl(url: string): string {
@@ -83,6 +85,9 @@ export class MqttMirror implements MqttPublisher {
   private readonly pendingRemovals = new Set<string>();
   private readonly commands: { filter: string; handler: CommandHandler }[] = [];
   private readonly stats = new Map<string, () => unknown>();
+  /** Retained topics the broker replayed since connect (see sweepStale). */
+  private retainedSeen: Set<string> | undefined;
+  private appStarted = false;
   private statsTimer: NodeJS.Timeout | undefined;
   private readonly clientId: string;
   published = 0;
@@ -289,12 +294,18 @@ export class MqttMirror implements MqttPublisher {
       if (this.settings.discovery) this.announce();
       for (const [topic, text] of this.states) this.sendDirect(topic, text, true);
       if (this.commands.length > 0) client.subscribe(this.commands.map((c) => this.topics.state(c.filter)), { qos: 1 });
+      if (this.appStarted) this.sweepStale(client, gen);
       this.sendDirect(this.topics.state('stats'), JSON.stringify(this.statsPayload()), false);
       this.pump();
     });
     client.on('message', (topic, payload, packet) => {
-      // A retained command would run again on every connect: commands are never retained.
-      if (gen === this.generation && !packet.retain) void this.runCommand(topic, payload.toString('utf8'));
+      if (gen !== this.generation) return;
+      if (packet.retain) {
+        this.retainedSeen?.add(topic);
+        return;
+      }
+      // A retained command would run again on every connect: only live ones run.
+      void this.runCommand(topic, payload.toString('utf8'));
     });
     client.on('error', (err) => {
       if (gen === this.generation) this.lastError = err.message;
@@ -371,6 +382,37 @@ export class MqttMirror implements MqttPublisher {
     for (const [topic, text] of this.discovery) this.sendDirect(topic, text, true);
     for (const topic of this.pendingRemovals) this.sendDirect(topic, '', true);
     this.pendingRemovals.clear();
+  }
+
+  /**
+   * Retained camera state left by an earlier run (a camera deleted while the daemon was
+   * down, or before a crash) is cleared: for a few seconds after connecting, the broker's
+   * retained copies under <prefix>/cameras/ are collected, and those this run does not
+   * publish get an empty retained payload. Only once every module has started, so the
+   * cameras this run restores have republished their own state by then.
+   */
+  /** Every module has started: what is not republished by now is stale (see sweepStale). */
+  appReady(): void {
+    this.appStarted = true;
+    if (this.client?.connected) this.sweepStale(this.client, this.generation);
+  }
+
+  private sweepStale(client: MqttClient, gen: number): void {
+    const filters = [this.topics.state('cameras/+/status'), this.topics.state('cameras/+/counts/+')];
+    this.retainedSeen = new Set();
+    client.subscribe(filters, { qos: 1 });
+    const timer = setTimeout(() => {
+      const seen = this.retainedSeen;
+      this.retainedSeen = undefined;
+      if (gen !== this.generation || !seen) return;
+      client.unsubscribe(filters);
+      for (const topic of seen) {
+        if (this.states.has(topic)) continue;
+        this.log.info({ topic }, 'clearing retained state of a camera or rule this run does not have');
+        this.sendDirect(topic, '', true);
+      }
+    }, STALE_SWEEP_MS);
+    timer.unref();
   }
 
   /** Runs the handler whose filter matches; answers on `<prefix>/commands/result` (not retained). */

@@ -27,6 +27,7 @@ export default fp(
     status.setComponent('event_bus', () => ({ loaded: true, reason: `${bus.listenerCount()} listeners` }));
     if (config.events.enabled) {
       lifecycle.add({ name: 'events', start: () => service.start(), stop: () => service.stop() });
+      lifecycle.whenStarted(() => service.mirror.appReady());
     }
     status.setModule('events', () => service.status());
     eventsRoutes(app, service);
