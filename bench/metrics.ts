@@ -9,7 +9,8 @@
  *     requests per second and p50, and the ratio on/off (the first daemon of each pair of
  *     blocks alternates).
  *
- *   node --import tsx bench/metrics.ts [--n 300] [--detect 160] [--block 20]
+ *   node --import tsx bench/metrics.ts [--n 300] [--detect 160] [--block 20] [--detect-only] [--aa]
+ *   (--aa: two identical daemons, metrics on both, to show the noise floor of the comparison)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ const arg = (name: string, dflt: number) => {
 const N = arg('--n', 300);
 const DETECT = arg('--detect', 160);
 const BLOCK = arg('--block', 20);
+const AA = process.argv.includes('--aa');
+const SKIP_SCRAPE = process.argv.includes('--detect-only');
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 const OFF = { document: { enabled: false }, identity: { enabled: false }, liveness: { enabled: false } };
 
@@ -106,7 +109,10 @@ async function detectBench(): Promise<void> {
   const faces = join(packageRoot(), '..', 'shared', 'testdata', 'faces', 'identities', 'fr_barack_obama');
   const jpeg = await sharp(join(faces, 'obama.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const parts: Part[] = [{ name: 'image', file: jpeg, contentType: 'image/jpeg' }];
-  const builds = [{ name: 'metrics on', d: await startDaemon(true) }, { name: 'metrics off', d: await startDaemon(false) }];
+  // --aa: both daemons with metrics on, to see how far apart two identical daemons land on this box.
+  const builds = AA
+    ? [{ name: 'metrics on (A)', d: await startDaemon(true) }, { name: 'metrics on (A\')', d: await startDaemon(true) }]
+    : [{ name: 'metrics on', d: await startDaemon(true) }, { name: 'metrics off', d: await startDaemon(false) }];
   try {
     const lat = builds.map(() => [] as number[]);
     const wall = builds.map(() => 0);
@@ -132,7 +138,7 @@ async function detectBench(): Promise<void> {
     console.log('| daemon | req/s | p50 ms | p95 ms |');
     console.log('|---|---|---|---|');
     for (const [k, b] of builds.entries()) console.log(`| ${b.name} | ${rps[k]!.toFixed(1)} | ${fmt(s[k]!.p50)} | ${fmt(s[k]!.p95)} |`);
-    console.log(`\nthroughput on/off: ${(rps[0]! / rps[1]!).toFixed(3)} (target >= 0.98)`);
+    console.log(`\nthroughput ${AA ? 'A/A\'' : 'on/off'}: ${(rps[0]! / rps[1]!).toFixed(3)}${AA ? '' : ' (target >= 0.98)'}`);
   } finally {
     for (const b of builds) b.d.proc.kill('SIGTERM');
     await Promise.all(builds.map((b) => b.d.exited));
@@ -141,6 +147,6 @@ async function detectBench(): Promise<void> {
 }
 
 console.log(machineLine());
-await scrapeBench();
+if (!SKIP_SCRAPE) await scrapeBench();
 await detectBench();
 await agent.close();

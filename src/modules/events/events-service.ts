@@ -184,6 +184,8 @@ export class EventsService {
     const { webhooks, outbox, worker } = this.started();
     const record = await webhooks.setEnabled(id, true);
     if (!record) return undefined;
+    // Held records are read back from LMDB: let the latest ones commit first.
+    await outbox.settled();
     const n = outbox.release(id);
     if (n > 0) this.ctx.log.info({ webhook_id: id, replayed: n }, 'webhook enabled: sending the deliveries it missed');
     worker?.kick();

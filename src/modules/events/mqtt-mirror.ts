@@ -4,6 +4,7 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import type { VigilConfig } from '../../config/schema.js';
 import type { VigilEvent } from '../../core/event-types.js';
+import { MqttCommands, type CommandHandler } from './mqtt-commands.js';
 import type { MqttQueue } from './mqtt-queue.js';
 import { discoveryNodeId, discoveryTopic, isValidStateSuffix, topicMap, type TopicMap } from './mqtt-topics.js';
 import { trustedCAs } from './tls-trust.js';
@@ -41,8 +42,7 @@ export interface MqttPublisher {
   stateTopic(suffix: string): string;
 }
 
-/** What a command handler answers; thrown AppErrors are turned into {ok: false, code, message}. */
-export type CommandHandler = (levels: string[], payload: string) => Promise<Record<string, unknown> | void>;
+export type { CommandHandler };
 
 type MqttSettings = VigilConfig['mqtt'];
 
@@ -83,7 +83,7 @@ export class MqttMirror implements MqttPublisher {
   private readonly discovery = new Map<string, string>();
   /** Discovery configs removed while disconnected: cleared on the next connect. */
   private readonly pendingRemovals = new Set<string>();
-  private readonly commands: { filter: string; handler: CommandHandler }[] = [];
+  private readonly commands: MqttCommands;
   private readonly stats = new Map<string, () => unknown>();
   /** Retained topics the broker replayed since connect (see sweepStale). */
   private retainedSeen: Set<string> | undefined;
@@ -104,6 +104,7 @@ export class MqttMirror implements MqttPublisher {
     this.enabled = active && settings.url !== '';
     this.topics = topicMap(settings.topic_prefix);
     this.clientId = settings.client_id || `vigil-${hostname()}`;
+    this.commands = new MqttCommands(settings.topic_prefix, log);
   }
 
   /** The durable queue lives in the events store, which opens at start. */
@@ -185,7 +186,7 @@ export class MqttMirror implements MqttPublisher {
 
   onCommand(filter: string, handler: CommandHandler): void {
     if (!this.enabled || !this.settings.commands) return;
-    this.commands.push({ filter, handler });
+    this.commands.add(filter, handler);
     if (this.connected) this.client?.subscribe(this.topics.state(filter), { qos: 1 });
   }
 
@@ -293,7 +294,7 @@ export class MqttMirror implements MqttPublisher {
       this.sendDirect(this.topics.availability, 'online', true);
       if (this.settings.discovery) this.announce();
       for (const [topic, text] of this.states) this.sendDirect(topic, text, true);
-      if (this.commands.length > 0) client.subscribe(this.commands.map((c) => this.topics.state(c.filter)), { qos: 1 });
+      if (this.commands.size > 0) client.subscribe(this.commands.filters(), { qos: 1 });
       if (this.appStarted) this.sweepStale(client, gen);
       this.sendDirect(this.topics.state('stats'), JSON.stringify(this.statsPayload()), false);
       this.pump();
@@ -305,7 +306,9 @@ export class MqttMirror implements MqttPublisher {
         return;
       }
       // A retained command would run again on every connect: only live ones run.
-      void this.runCommand(topic, payload.toString('utf8'));
+      void this.commands.run(topic, payload.toString('utf8')).then((result) => {
+        if (result) this.sendDirect(this.topics.state('commands/result'), JSON.stringify(result), false);
+      });
     });
     client.on('error', (err) => {
       if (gen === this.generation) this.lastError = err.message;
@@ -413,27 +416,6 @@ export class MqttMirror implements MqttPublisher {
       }
     }, STALE_SWEEP_MS);
     timer.unref();
-  }
-
-  /** Runs the handler whose filter matches; answers on `<prefix>/commands/result` (not retained). */
-  private async runCommand(topic: string, payload: string): Promise<void> {
-    const prefix = `${this.settings.topic_prefix}/`;
-    if (!topic.startsWith(prefix)) return;
-    const levels = topic.slice(prefix.length).split('/');
-    for (const { filter, handler } of this.commands) {
-      const parts = filter.split('/');
-      if (parts.length !== levels.length || !parts.every((p, i) => p === '+' || p === levels[i])) continue;
-      let result: Record<string, unknown>;
-      try {
-        result = { topic, ok: true, ...((await handler(levels, payload)) ?? {}) };
-      } catch (err) {
-        const e = err as Error & { code?: string; statusCode?: number };
-        result = { topic, ok: false, code: e.code ?? 'INTERNAL_ERROR', message: e.message };
-        this.log.warn({ topic, code: result.code, error: e.message }, 'MQTT command refused');
-      }
-      this.sendDirect(this.topics.state('commands/result'), JSON.stringify(result), false);
-      return;
-    }
   }
 }
 

@@ -125,7 +125,10 @@ export class Outbox {
     let n = 0;
     for (const seq of seqs) {
       const stored = this.store.deliveries.get([webhookId, seq]);
-      if (!stored || stored.status !== 'held') continue;
+      if (!stored || stored.status !== 'held') {
+        this.log.error({ webhook_id: webhookId, delivery_id: seq }, 'held delivery record missing; not replayed');
+        continue;
+      }
       const job: PendingJob = {
         seq,
         webhookId,
