@@ -76,7 +76,7 @@ async function post(base: string, path: string, parts: Part[]): Promise<number> 
 
 async function main() {
   const baseEntry = buildRevision(BASE!);
-  tsc(join(ROOT, 'tsconfig.json'));
+  tsc(join(ROOT, 'tsconfig.build.json'));
   // This checkout first, the base second: the order the table prints them in.
   const builds = [{ daemon: await start(join(ROOT, 'dist', 'src', 'cli.js')) }, { daemon: await start(resolve(baseEntry)) }];
   const faces = join(ROOT, '..', 'shared', 'testdata', 'faces', 'identities', 'fr_barack_obama');

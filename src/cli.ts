@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config/load.js';
+import { checkReferencedFiles } from './config/referenced-files.js';
 import { resolveProfile } from './runtime/hw-profile.js';
 import { createLogger } from './core/logger.js';
 import { exitOnSignals, startServer } from './server.js';
@@ -30,6 +31,9 @@ async function main(): Promise<number> {
     try {
       const config = loadConfig({ file: values.config });
       resolveProfile(config.server.hw_profile);
+      const missing = checkReferencedFiles(config);
+      for (const p of missing) console.error(`${p.path}: ${p.message} (value: ${p.value})`);
+      if (missing.length) return 1;
       console.log('configuration is valid');
       return 0;
     } catch (err) {

@@ -4,6 +4,10 @@ import type { VigilConfig } from './config/schema.js';
 import { buildApp } from './app.js';
 import { createLogger } from './core/logger.js';
 import { SdNotify } from './core/sd-notify.js';
+import { isLmdbWriteFailure } from './core/storage-guard.js';
+
+/** Exit status asking systemd (Restart=on-failure) for a fresh process: EX_TEMPFAIL. */
+export const EXIT_RESTART = 75;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -27,6 +31,27 @@ export async function startServer(config: VigilConfig): Promise<RunningServer> {
   log.info({ address, startup_ms: startupMs, healthy: health.healthy }, 'vigil ready');
   await notify.ready(`serving on ${address}`);
 
+  // lmdb-js rejects a promise nobody holds when a commit fails (a disk that filled
+  // faster than the storage reserve): that is a storage fault to report and recover
+  // from, not a reason to die. Anything else unhandled is a bug: logged, then exit 1
+  // as node itself would.
+  process.on('unhandledRejection', (reason) => {
+    if (isLmdbWriteFailure(reason)) {
+      app.vigil.storage.fault(reason);
+      return;
+    }
+    log.fatal({ err: reason }, 'unhandled promise rejection');
+    process.exit(1);
+  });
+  // After a failed LMDB commit lmdb-js cannot write in this process again; once space
+  // is back a fresh process reopens the stores (LMDB kept every committed write, as it
+  // does through kill -9). Nothing is closed on the way out: closing a wedged lmdb-js
+  // environment can hang or corrupt the heap.
+  app.vigil.storage.onRestartNeeded = (why) => {
+    log.warn({ why, exit_code: EXIT_RESTART }, 'data disk has space again: restarting to reopen storage');
+    process.exit(EXIT_RESTART);
+  };
+
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -38,7 +63,16 @@ export async function startServer(config: VigilConfig): Promise<RunningServer> {
         process.exit(1);
       }, config.server.shutdown_timeout_ms);
       timer.unref();
+      // Requests get half the budget to finish; then lingering sockets (a stalled upload,
+      // a client that never reads) are destroyed so the modules still stop in time and
+      // a clean stop stays exit 0.
+      const drain = setTimeout(() => {
+        log.warn('shutdown: closing connections that did not finish in time');
+        app.server.closeAllConnections();
+      }, config.server.shutdown_timeout_ms / 2);
+      drain.unref();
       await app.close();
+      clearTimeout(drain);
       clearTimeout(timer);
       log.info('stopped');
     })();
@@ -61,4 +95,7 @@ export function exitOnSignals(server: RunningServer): void {
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // SIGHUP (a closed terminal, logrotate's habit) must never stop the daemon. Logs go to
+  // stdout (journald under systemd): there is no log file to reopen, so it is ignored.
+  process.on('SIGHUP', () => server.app.log.info('SIGHUP received: ignored (logs go to stdout; nothing to reopen)'));
 }

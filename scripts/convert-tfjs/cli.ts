@@ -1,6 +1,6 @@
 // Command line: convert one TFJS graph model to ONNX.
 //   node --import tsx scripts/convert-tfjs/cli.ts <model.json> <out.onnx> [--source <label>]
-// (or node dist/scripts/convert-tfjs/cli.js after `npm run build`). <label> is written into the
+// <label> is written into the
 // ONNX doc string (default: the json file name); it must not depend on the machine, so that the
 // output's sha256 is the same everywhere. Exit 2 on an unsupported model, with the reason.
 import { writeFileSync, renameSync } from 'node:fs';

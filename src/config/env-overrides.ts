@@ -55,6 +55,8 @@ function parseEnvValue(raw: string, leaf: Record<string, unknown>): unknown {
   if (type === 'array') {
     const t = raw.trim();
     if (t.startsWith('[')) return JSON.parse(t) as unknown;
+    // Lists of strings (video.file_roots): comma-separated.
+    if ((leaf.items as { type?: string } | undefined)?.type === 'string') return t.split(',').map((p) => p.trim()).filter(Boolean);
     return t.split(/[,x]/).map((p) => {
       const n = Number(p.trim());
       if (Number.isNaN(n)) throw new Error('expected a list of numbers, e.g. 640,640');
@@ -92,7 +94,7 @@ export function applyEnvOverrides(
     if (!name.startsWith('VIGIL_') || value === undefined || RESERVED.has(name) || name in ENV_ALIASES) continue;
     const leaf = byName.get(name);
     if (!leaf) {
-      problems.push({ path: `env:${name}`, value, message: 'unknown setting (see the configuration table in the README)' });
+      problems.push({ path: `env:${name}`, value, message: 'unknown setting (see the configuration table in docs/configuration.md)' });
       continue;
     }
     apply(name, leaf.path, value);

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigSchema, type VigilConfig } from './schema.js';
 import { applyEnvOverrides, type EnvProblem } from './env-overrides.js';
 import { packageRoot } from '../core/package-root.js';
+import { authProblems } from './sections/auth.js';
 
 export type ConfigProblem = EnvProblem;
 
@@ -15,7 +16,8 @@ export class ConfigError extends Error {
   }
 }
 
-const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false, verbose: true });
+// strictNumbers: an environment value of Infinity or 1e309 is not a number of any setting.
+const ajv = new Ajv({ useDefaults: true, allErrors: true, strict: false, verbose: true, strictNumbers: true });
 const validate = ajv.compile<VigilConfig>(ConfigSchema);
 
 function describeValue(value: unknown): string {
@@ -92,8 +94,19 @@ function resolvePaths(config: VigilConfig, cwd: string): VigilConfig {
       ...config.person,
       model_path: config.person.model_path ? abs(config.person.model_path) : join(modelsDir, 'person_det_yolox_nano_416.onnx'),
     },
+    video: {
+      ...config.video,
+      file_roots: config.video.file_roots.length ? config.video.file_roots.map((r) => (isAbsolute(r) ? r : resolve(dataDir, r))) : [join(dataDir, 'media')],
+    },
     identity: { ...config.identity, watchlist_dir: config.identity.watchlist_dir ? abs(config.identity.watchlist_dir) : join(dataDir, 'watchlists') },
   };
+}
+
+/** TLS needs both files; one alone would silently serve plain HTTP. */
+function tlsProblems(config: VigilConfig): ConfigProblem[] {
+  const { tls_cert_file: cert, tls_key_file: key } = config.server;
+  if (Boolean(cert) === Boolean(key)) return [];
+  return [{ path: cert ? 'server.tls_key_file' : 'server.tls_cert_file', value: '""', message: 'tls_cert_file and tls_key_file go together' }];
 }
 
 /** YAML file, then environment, then explicit overrides; validated against the one schema. */
@@ -115,6 +128,8 @@ export function loadConfig(options: LoadOptions = {}): VigilConfig {
     const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
     const kept = errors.filter((e) => e.keyword === 'anyOf' || !anyOfPaths.has(e.instancePath));
     problems.push(...kept.map((e) => toProblem(e, raw)));
+  } else {
+    problems.push(...authProblems((candidate as VigilConfig).auth.tokens), ...tlsProblems(candidate as VigilConfig));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return resolvePaths(candidate as VigilConfig, cwd);

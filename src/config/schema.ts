@@ -8,6 +8,8 @@ import { VideoSection } from './sections/video.js';
 import { EventsSection } from './sections/events.js';
 import { IdentitySection } from './sections/identity.js';
 import { MqttSection } from './sections/mqtt.js';
+import { LimitsSection } from './sections/limits.js';
+import { AuthSection } from './sections/auth.js';
 
 /**
  * The one configuration schema. Every key has a default and a description;
@@ -25,6 +27,8 @@ export const ConfigSchema = Type.Object(
     events: EventsSection,
     identity: IdentitySection,
     mqtt: MqttSection,
+    limits: LimitsSection,
+    auth: AuthSection,
   },
   { additionalProperties: false },
 );

@@ -6,6 +6,7 @@ import type { EventBus } from './event-bus.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Metrics } from './metrics.js';
 import type { StatusBoard } from './status-board.js';
+import type { StorageGuard } from './storage-guard.js';
 
 /** Everything a module needs, passed as one object instead of eight arguments. */
 export interface VigilContext {
@@ -18,6 +19,8 @@ export interface VigilContext {
   profile: HwProfile;
   /** Prometheus instruments; modules add their scrape-time gauges here. */
   metrics: Metrics;
+  /** The gate every write to the data folder passes (507 STORAGE_FULL on a full disk). */
+  storage: StorageGuard;
 }
 
 declare module 'fastify' {

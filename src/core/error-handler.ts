@@ -1,14 +1,17 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errorBody } from './errors.js';
+import type { ErrorCode } from './error-codes.js';
 
 /** fastify and plugin error codes that are the client's fault, with our stable code for each. */
-const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
+const FASTIFY_CODES: Record<string, { status: number; code: ErrorCode }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'INVALID_BODY' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'INVALID_BODY' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'BODY_TOO_LARGE' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'INVALID_BODY' },
-  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, code: 'NOT_MULTIPART' },
+  // readMultipart answers 400 NOT_MULTIPART before fastify's parser can; one code, one status.
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 400, code: 'NOT_MULTIPART' },
   FST_REQ_FILE_TOO_LARGE: { status: 413, code: 'FILE_TOO_LARGE' },
   FST_FILES_LIMIT: { status: 413, code: 'TOO_MANY_FILES' },
   FST_FIELDS_LIMIT: { status: 413, code: 'TOO_MANY_FIELDS' },
@@ -19,11 +22,27 @@ const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   ERR_STREAM_PREMATURE_CLOSE: { status: 400, code: 'INVALID_MULTIPART' },
 };
 
+const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+function clientGone(raw: IncomingMessage, err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (raw.destroyed || raw.socket?.destroyed === true || err.message === 'aborted') && (code === undefined || ABORT_CODES.has(code) || err.message === 'aborted');
+}
+
 /** The one place that turns any thrown error into {statusCode, code, error, message}. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    // A client that went away mid-request is routine on a building network, not a fault:
+    // one debug line, no stack, and nothing to answer on a closed socket.
+    if (clientGone(request.raw, err)) {
+      request.log.debug({ code: (err as NodeJS.ErrnoException).code }, 'client aborted the request');
+      return reply.status(400).send(errorBody(400, 'CLIENT_ABORTED', 'the client closed the connection before the request was read'));
+    }
     if (err instanceof AppError) {
-      if (err.statusCode >= 500) request.log.warn({ code: err.code }, err.message);
+      // BUSY is load shedding working as designed: a line per refusal would flood the journal
+      // exactly when the box is busiest (the gate counts refusals instead).
+      if (err.statusCode >= 500 && err.code !== 'BUSY') request.log.warn({ code: err.code }, err.message);
+      else if (err.code === 'BUSY') request.log.debug({ code: err.code }, err.message);
       return reply.status(err.statusCode).send(errorBody(err.statusCode, err.code, err.message, err.details));
     }
     const fe = err as FastifyError;

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { ErrorCode } from './error-codes.js';
 
 /**
  * Base of every error Vigil answers with on purpose. The stable upper-case `code`
@@ -9,7 +10,8 @@ import { STATUS_CODES } from 'node:http';
 export class AppError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: string,
+    /** Registered in error-codes.ts (docs/api.md's table is generated from it). */
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
@@ -19,32 +21,32 @@ export class AppError extends Error {
 }
 
 export class BadRequestError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(400, code, message, details);
   }
 }
 
 export class NotFoundError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(404, code, message, details);
   }
 }
 
 export class ConflictError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(409, code, message, details);
   }
 }
 
 export class UnprocessableError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(422, code, message, details);
   }
 }
 
 /** A capability whose model or provider is missing: says so instead of pretending. */
 export class ServiceUnavailableError extends AppError {
-  constructor(code: string, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
     super(503, code, message, details);
   }
 }

@@ -1,5 +1,7 @@
 import sharp, { type Sharp } from 'sharp';
 import { AppError, BadRequestError } from './errors.js';
+import { readJpegHeader, readPngHeader } from './image-header.js';
+import { decodeLimits } from './pixel-budget.js';
 
 /** An upright (EXIF applied), 3-channel sRGB image as interleaved RGB bytes. */
 export interface RgbImage {
@@ -36,6 +38,29 @@ export async function decodeImage(buf: Buffer, options: DecodeOptions): Promise<
   if (!format) {
     throw new AppError(415, 'UNSUPPORTED_IMAGE_TYPE', `file field "${field}" is not a JPEG or PNG image`, { field });
   }
+  // The header is read here, before libvips: the pixel limit and the scan cap refuse a bomb
+  // without decoding it, and the pixel budget bounds how much is decoded at once.
+  const header = format === 'jpeg' ? readJpegHeader(buf) : readPngHeader(buf);
+  if (header && header.width * header.height > maxPixels) {
+    throw new AppError(413, 'IMAGE_TOO_LARGE', `file field "${field}" is ${header.width}x${header.height}; at most ${maxPixels} pixels are accepted`, { field });
+  }
+  if (header && header.scans > decodeLimits.maxJpegScans) {
+    throw new AppError(
+      413,
+      'JPEG_TOO_COMPLEX',
+      `file field "${field}" is a JPEG with ${header.scans} scans; at most ${decodeLimits.maxJpegScans} are accepted (limits.max_jpeg_scans)`,
+      { field },
+    );
+  }
+  const release = await decodeLimits.budget.acquire(header ? Math.max(1, header.width * header.height) : maxPixels);
+  try {
+    return await decodePixels(buf, field, format, maxPixels);
+  } finally {
+    release();
+  }
+}
+
+async function decodePixels(buf: Buffer, field: string, format: ImageFormat, maxPixels: number): Promise<RgbImage> {
   // One libvips pass: the pixel limit is checked against the header when the file is opened,
   // before any pixel is decoded (the decompression-bomb guard), and flatten is a no-op without
   // alpha. A separate metadata() read first cost a thread-pool round trip on every upload

@@ -1,5 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { BadRequestError } from './errors.js';
+import { AppError, BadRequestError } from './errors.js';
+
+/** Largest multipart text field (labels, ids, thresholds); app.ts gives it to @fastify/multipart. */
+export const MAX_TEXT_FIELD_BYTES = 64 * 1024;
 
 /** A multipart request read whole: file fields as bytes, text fields as strings. */
 export interface MultipartForm {
@@ -21,6 +24,13 @@ export async function readMultipart(request: FastifyRequest): Promise<MultipartF
       const bytes = await part.toBuffer();
       form.files.set(part.fieldname, bytes);
     } else {
+      // busboy cuts a text field at fieldSize and only flags it: a cut label or id would be
+      // stored as if the client had sent it, so refuse it instead.
+      if (part.valueTruncated || part.fieldnameTruncated) {
+        throw new AppError(413, 'FIELD_TOO_LARGE', `text field "${part.fieldname}" is longer than the ${MAX_TEXT_FIELD_BYTES} bytes accepted`, {
+          field: part.fieldname,
+        });
+      }
       form.fields.set(part.fieldname, typeof part.value === 'string' ? part.value : String(part.value));
     }
   }

@@ -1,5 +1,6 @@
 import { MODULE_NAMES, type ModuleName, type VigilConfig } from '../config/schema.js';
 import type { ModelRegistry, ModelStatus } from '../runtime/model-registry.js';
+import type { StorageGuard, StorageReport } from './storage-guard.js';
 
 /** The twelve component names /admin/models reports, with the module each belongs to. */
 export const COMPONENTS = {
@@ -48,6 +49,8 @@ export interface HealthReport {
   modules: Record<ModuleName, boolean>;
   details: Record<ModuleName, string>;
   status: Record<ModuleName, ModuleStatus>;
+  /** The data folder's free space (absent when no storage guard is attached, as in unit tests). */
+  storage?: StorageReport;
 }
 
 const NOT_BUILT = 'not implemented in this build';
@@ -61,7 +64,10 @@ export class StatusBoard {
   private readonly components = new Map<ComponentName, () => ComponentReport>();
   private readonly modules = new Map<ModuleName, () => ModuleReport>();
 
-  constructor(private readonly config: VigilConfig) {}
+  constructor(
+    private readonly config: VigilConfig,
+    private readonly storage?: StorageGuard,
+  ) {}
 
   setComponent(name: ComponentName, probe: () => ComponentReport): void {
     this.components.set(name, probe);
@@ -107,7 +113,10 @@ export class StatusBoard {
       status[m] = !report.ok ? { state: 'failed', reason: report.detail } : report.degraded ? { state: 'degraded', reason: report.degraded } : { state: 'ok', reason: null };
       healthy &&= report.ok;
     }
-    return { healthy, modules, details, status };
+    if (!this.storage) return { healthy, modules, details, status };
+    // A full data disk is a degraded daemon: it answers reads but cannot store.
+    const storage = this.storage.report();
+    return { healthy: healthy && storage.state === 'ok', modules, details, status, storage };
   }
 }
 

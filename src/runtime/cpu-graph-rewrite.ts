@@ -1,7 +1,7 @@
 // Graph rewrites for onnxruntime's CPU provider: patterns whose CPU kernels cost far more than
 // their arithmetic, replaced by operators that compute exactly the same values (up to the sign
 // of a zero) and that onnxruntime vectorises or fuses. Profiled on this 2-core box (one intra-op
-// thread, real face crops; docs/benchmarks.md, "Third session"):
+// thread, real face crops; docs/benchmarks.md, "Runtime"):
 // - PRelu took 4.4 of the Faceplugin recognizer's 7.2 ms and 1.6 of each MiniFASNet's 2.9 ms,
 //   more than all their convolutions together; its cost grows with the data (1.6 ms on the
 //   0..255 crops MiniFASNet is fed, 0.45 ms on input in [-1, 1]).

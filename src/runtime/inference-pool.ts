@@ -36,7 +36,7 @@ type QueuedRun = (worker: number) => Promise<void>;
  * while another worker sits idle. Waiting runs queue per model and the models take turns:
  * a face detection issued beside a page's thirty text lines, or a /detect arriving during a
  * /scan, waits for one run per worker, not for all thirty. Measured on the 2-core box
- * (bench/inference-workers.ts, docs/benchmarks.md "Inference workers"): two runs at a time
+ * (bench/inference-workers.ts, docs/benchmarks.md "Runtime"): two runs at a time
  * on two one-thread workers got through 1.2 to 1.9 times the runs per second of one worker
  * with two intra-op threads, and a small model (recognizer, MiniFASNet, landmarks) alone
  * ran within 20% of its two-thread time on one thread. So the cores are used by running

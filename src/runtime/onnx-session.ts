@@ -44,7 +44,7 @@ export async function createSession(file: string, options: SessionOptions): Prom
     // Every session has its own intra-op pool whose threads spin after a run; with several
     // models run back to back (a liveness frame runs six) the spinning pool steals the cores
     // from the next model. Measured on the shared 2-core box, one liveness frame p50: 441-568
-    // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Active liveness").
+    // ms spinning vs 63-88 ms not (docs/benchmarks.md, "Runtime").
     extra: { session: { intra_op: { allow_spinning: '0' } } },
     ...(options.intraOpThreads ? { intraOpNumThreads: options.intraOpThreads } : {}),
   };

@@ -22,7 +22,7 @@ function ev(i: number, type: VigilEvent['type'] = 'face_detected'): VigilEvent {
 }
 
 describe('retry schedule', () => {
-  it('the default schedule doubles from 5 s, caps at 30 min and lasts hours (README table)', () => {
+  it('the default schedule doubles from 5 s, caps at 30 min and lasts hours (docs/events.md table)', () => {
     const delays = nominalSchedule(DEFAULT_POLICY);
     assert.equal(delays.length, 19, 'max_attempts 20 = first attempt + 19 retries');
     assert.deepEqual(delays.slice(0, 10), [5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 640_000, 1_280_000, 1_800_000]);

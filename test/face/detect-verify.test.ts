@@ -14,7 +14,9 @@ const file = (...p: string[]) => readFileSync(testdata('faces', ...p));
 describe('face: /detect and /verify on the real models', () => {
   let t: TestApp;
   before(async () => {
-    t = await testApp();
+    // 16 requests at once below test answers under concurrency, not admission control: a queue
+    // deep enough that none is refused with 503 BUSY (test/hardening covers the refusals).
+    t = await testApp({ limits: { inference_queue: 64 } } as never);
   });
   after(async () => t.close());
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort } from './daemon.js';
+import { findExecutable } from '../../scripts/test-deps.mjs';
 
 export { freePort };
 
@@ -50,7 +51,7 @@ export class Mosquitto {
     if (this.tls && !this.tlsPort) this.tlsPort = await freePort();
     const users = join(this.dir, 'users');
     writeFileSync(users, '');
-    execFileSync('mosquitto_passwd', ['-b', users, this.username, this.password]);
+    execFileSync(findExecutable('mosquitto_passwd') ?? 'mosquitto_passwd', ['-b', users, this.username, this.password]);
     writeFileSync(this.passwordFile, `${this.password}\n`);
     const conf = join(this.dir, 'mosquitto.conf');
     writeFileSync(
@@ -71,7 +72,8 @@ export class Mosquitto {
         '',
       ].join('\n'),
     );
-    const child = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Debian puts the broker in /usr/sbin, which is not on a normal user's PATH.
+    const child = spawn(findExecutable('mosquitto') ?? 'mosquitto', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr?.on('data', (d: Buffer) => {
       this.log += d.toString();
     });

@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { TESTDATA } from './paths.js';
 
 /** Video test settings: low rates and short timers so the video tests run in well under a minute each. */
 export const VIDEO_TEST_CONFIG = {
@@ -12,6 +14,8 @@ export const VIDEO_TEST_CONFIG = {
   restart_window_seconds: 60,
   failed_retry_seconds: 0,
   stop_timeout_seconds: 1,
+  // File sources must lie under video.file_roots: the shared clips and the clips tests cut into temporary folders.
+  file_roots: [TESTDATA, tmpdir()],
 };
 
 /** Polls until fn returns something other than undefined/false. */

@@ -22,7 +22,9 @@ describe('identity: concurrent enrol / identify / delete', () => {
     try {
       // Quality gating is off: two of the bbt photos score under quality_gate, and this test
       // is about counts under concurrency, not about which photos may be enrolled.
-      let t = await testApp({ face: { enable_liveness: false }, identity: { enforce_quality: false } }, {}, dataDir);
+      // Hundreds of requests at once test the store, not admission control: no 503 BUSY here.
+      const limits = { inference_queue: 1000, queue_wait_ms: 600_000 };
+      let t = await testApp({ face: { enable_liveness: false }, identity: { enforce_quality: false }, limits } as never, {}, dataDir);
       const imgs = photos();
       const img = (i: number) => imgs[i % imgs.length]!;
       // Phase 1: 100 identities enrolled all at once.
@@ -62,7 +64,7 @@ describe('identity: concurrent enrol / identify / delete', () => {
       await t.close();
 
       // What was acknowledged is what a restart loads.
-      t = await testApp({ face: { enable_liveness: false }, identity: { enforce_quality: false } }, {}, dataDir);
+      t = await testApp({ face: { enable_liveness: false }, identity: { enforce_quality: false }, limits } as never, {}, dataDir);
       assert.deepEqual(await watchlists(t.app), expected);
       await t.close();
     } finally {

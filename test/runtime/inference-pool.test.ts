@@ -112,12 +112,18 @@ describe('inference pool', () => {
     }
   });
 
+  // Guards: the assertion sat behind `if (model)`, so an open that failed any other way passed
+  // without asserting anything. Either outcome of the race is now checked.
   it('closes while a model is still opening without aborting, and runs nothing after', async () => {
     const pool = new InferencePool(2, log);
     const opening = pool.open('v2', FILE, profile, -1);
     await new Promise((r) => setTimeout(r, 5));
     await pool.close();
-    const model = await opening.catch(() => undefined);
-    if (model) await assert.rejects(model.run(feed(model, 0)), (e: Error & { code?: string }) => e.code === 'INFERENCE_UNAVAILABLE');
+    const outcome = await opening.then(
+      (model) => ({ model }),
+      (err: Error & { code?: string }) => ({ err }),
+    );
+    if ('err' in outcome) assert.equal(outcome.err.code, 'INFERENCE_UNAVAILABLE', `the open failed otherwise: ${outcome.err.message}`);
+    else await assert.rejects(outcome.model.run(feed(outcome.model, 0)), (e: Error & { code?: string }) => e.code === 'INFERENCE_UNAVAILABLE');
   });
 });

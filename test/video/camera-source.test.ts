@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCameraSource } from '../../src/modules/video/camera-source.js';
 import { AppError } from '../../src/core/errors.js';
-import { redactText, redactUrl, urlSecrets } from '../../src/modules/video/redact.js';
+import { redactText, redactUrl, urlSecrets } from '../../src/core/redact.js';
 
 function code(fn: () => unknown): string {
   try {

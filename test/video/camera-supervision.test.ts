@@ -1,12 +1,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { freePort, RtspTestServer } from '../helpers/rtsp-server.js';
 import type { VigilEvent } from '../../src/core/event-types.js';
 import { processesWith, VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
-import { testdata } from '../helpers/paths.js';
+import { TESTDATA, testdata } from '../helpers/paths.js';
 import { CameraStream } from '../../src/modules/video/camera-stream.js';
 import { parseCameraSource } from '../../src/modules/video/camera-source.js';
 import { ffmpegPath, probeFfmpeg } from '../../src/modules/video/ffmpeg-binary.js';
@@ -41,11 +43,11 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
   });
 
   it('a nonexistent file: the daemon keeps serving and the camera says why', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'missing', source: '/nonexistent/clip.mp4' } });
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'missing', source: join(tmpdir(), 'vigil-nonexistent', 'clip.mp4') } });
     assert.equal(res.statusCode, 201, res.body);
     const cam = await waitFor('the restart limit', async () => ((await camera('missing')).status === 'failed' ? camera('missing') : undefined), 20_000);
     assert.equal(cam.is_running, false);
-    assert.match(cam.last_error, /file not found: \/nonexistent\/clip\.mp4/);
+    assert.match(cam.last_error, /file not found: .*\/vigil-nonexistent\/clip\.mp4/);
     assert.match(cam.last_error, /gave up after 4 restarts/);
     const err = events.find((e) => e.type === 'system_error' && e.camera_id === 'missing');
     assert.ok(err, 'system_error emitted when the camera gives up');
@@ -139,6 +141,7 @@ describe('hardware decode fallback', () => {
         failedRetryMs: 0,
         stopStepMs: 1000,
         bufferSize: 3,
+        fileRoots: [TESTDATA],
       },
       pino({ level: 'silent' }),
       { onFrame: (f) => frames.push(f.seq) },

@@ -14,7 +14,7 @@ describe('video state survives kill -9', () => {
   let dir: string;
   let clip: string;
   let daemon: Daemon | null = null;
-  const env = () => ({ VIGIL_DATA_DIR: join(dir, 'data'), VIGIL_VIDEO_ENABLED: 'true', VIGIL_VIDEO_MAX_FPS: '10', VIGIL_VIDEO_TRACK_FACES: 'false', VIGIL_LOG_LEVEL: 'warn' });
+  const env = () => ({ VIGIL_DATA_DIR: join(dir, 'data'), VIGIL_VIDEO_ENABLED: 'true', VIGIL_VIDEO_MAX_FPS: '10', VIGIL_VIDEO_TRACK_FACES: 'false', VIGIL_VIDEO_FILE_ROOTS: dir, VIGIL_LOG_LEVEL: 'warn' });
   const api = async (path: string, init?: RequestInit) => {
     const res = await fetch(`${daemon!.url}/api/v1/video${path}`, { ...init, headers: { 'content-type': 'application/json' } });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> & { lines: { in: number; out: number }[] } };

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { multipart } from '../helpers/multipart.js';
 import pino from 'pino';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
-import { FaceOnFrames, type WatchlistHit } from '../../src/modules/video/face-on-frames.js';
+import { FaceOnFrames, watchlistSearch, type WatchlistHit } from '../../src/modules/video/face-on-frames.js';
 import { parseHeader } from '../../src/modules/video/ppm-stream.js';
 import type { Frame } from '../../src/modules/video/frame-ring.js';
 
@@ -17,7 +17,8 @@ describe('faces on camera frames (video.track_faces)', () => {
   let t: TestApp;
   const events: VigilEvent[] = [];
   before(async () => {
-    t = await testApp({ video: { ...VIDEO_TEST_CONFIG, track_faces: true, face_fps: 3 } });
+    // vip alerts at the match threshold, so every match on a frame is also a watchlist_alert.
+    t = await testApp({ video: { ...VIDEO_TEST_CONFIG, track_faces: true, face_fps: 3 }, identity: { alert_thresholds: { vip: 0.4 } } });
     t.app.vigil.bus.subscribe('test', (e) => {
       events.push(e);
     });
@@ -76,23 +77,43 @@ describe('faces on camera frames (video.track_faces)', () => {
     assert.ok(matched.length <= new Set(tracked).size + 1, `${matched.length} matches`);
   });
 
+  // Guards: this test searched a stand-in that answered 0.71 for every face and asserted its own
+  // 0.71 back; now the real watchlist search (the one the video plugin wires) answers.
   it('face_matched and watchlist_alert once per track and identity, not per frame', async () => {
-    // Identity's 1:N search is not part of this branch; this stand-in answers every embedding
-    // with the same identity so the once-per-track rule is what is under test (real faces, real embeddings).
+    const enrolled = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/watchlist/enroll',
+      ...multipart([
+        { name: 'image', file: readFileSync(testdata('faces', 'identities', 'fr_lin_manuel_miranda', 'lin-manuel-miranda.png')), contentType: 'image/png' },
+        { name: 'label', value: 'Lin-Manuel Miranda' },
+        { name: 'watchlist_name', value: 'vip' },
+        { name: 'identity_id', value: 'lin' },
+      ]),
+    });
+    assert.equal(enrolled.statusCode, 200, enrolled.body);
+    const search = watchlistSearch(t.app.identity, t.config.video.face_match_threshold)!;
     const seen: Float32Array[] = [];
-    const identify = async (embedding: Float32Array): Promise<WatchlistHit[]> => {
-      seen.push(embedding);
-      return [{ identity_id: 'lin', label: 'Lin-Manuel Miranda', similarity: 0.71, watchlist: 'vip', alert: true }];
+    const hits: WatchlistHit[] = [];
+    const identify = () => {
+      const fn = search();
+      assert.ok(fn, 'the vip watchlist has enrolled identities');
+      return async (embedding: Float32Array): Promise<WatchlistHit[]> => {
+        seen.push(embedding);
+        const found = await fn(embedding);
+        hits.push(...found);
+        return found;
+      };
     };
     const ppm = execFileSync(ffmpeg.path, [
       '-v', 'error', '-i', testdata('video', 'fr_short_hamilton_clip.mp4'),
-      '-vf', 'select=eq(n\\,30),scale=w=416:h=416:force_original_aspect_ratio=decrease', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'ppm', '-',
+      '-vf', 'select=eq(n\\,150),scale=w=416:h=416:force_original_aspect_ratio=decrease', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'ppm', '-',
     ]);
     const h = parseHeader(ppm);
     assert.ok(h !== 'incomplete');
     const frame: Frame = { data: ppm.subarray(h.length), width: h.width, height: h.height, seq: 1, timestamp: Date.now() };
     const faces = await t.app.faceService.analyze(frame);
-    assert.ok(faces.length >= 1, 'frame 30 shows a face');
+    // Frame 150 shows the performer alone (frame 30, used before, shows someone else).
+    assert.ok(faces.length >= 1, 'frame 150 shows a face');
     const [x1, y1, x2, y2] = faces[0]!.result.detection.bbox;
     // a person box around the largest face
     const person = { trackId: 5, x1: x1 - 20, y1: y1 - 10, x2: x2 + 20, y2: Math.min(h.height, y2 + 150), score: 0.9, hits: 9 };
@@ -101,7 +122,7 @@ describe('faces on camera frames (video.track_faces)', () => {
     bus.subscribe('faces-unit', (e) => {
       if (e.camera_id === 'unit') local.push(e);
     });
-    const consumer = new FaceOnFrames({ faces: t.app.faceService, bus, log: pino({ level: 'silent' }), faceFps: 50, identify: () => identify });
+    const consumer = new FaceOnFrames({ faces: t.app.faceService, bus, log: pino({ level: 'silent' }), faceFps: 50, identify });
     for (let i = 0; i < 4; i++) {
       consumer.onFrame('unit', { ...frame, seq: i + 1 }, [person], []);
       await waitFor('the face job', () => seen.length >= i + 1, 10_000, 20);
@@ -111,7 +132,9 @@ describe('faces on camera frames (video.track_faces)', () => {
     assert.equal(count('face_matched'), 1);
     assert.equal(count('watchlist_alert'), 1);
     const m = local.find((e) => e.type === 'face_matched')!;
-    assert.deepEqual(m.data, { identity_id: 'lin', label: 'Lin-Manuel Miranda', similarity: 0.71, watchlist: 'vip' });
+    assert.equal(hits[0]?.identity_id, 'lin', 'the performer on frame 150 is found in the watchlist');
+    assert.ok(hits[0]!.similarity >= t.config.video.face_match_threshold);
+    assert.deepEqual(m.data, { identity_id: 'lin', label: 'Lin-Manuel Miranda', similarity: hits[0]!.similarity, watchlist: 'vip' });
     assert.equal(seen[0]!.length > 0, true);
     // the track ends; the same person under a new track id is announced again
     const before = seen.length;

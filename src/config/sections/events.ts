@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 /**
  * The spec's four events settings, then the delivery settings the spec leaves open
  * ("Delivery retry and failure handling: not shown"). The retry defaults give a
- * schedule of about six hours (see the README's events section); tests shrink the
+ * schedule of about six hours (see docs/events.md); tests shrink the
  * base delay to milliseconds.
  */
 export const EventsSection = Type.Object(
@@ -16,6 +16,11 @@ export const EventsSection = Type.Object(
       default: 10_000,
       minimum: 100,
       description: 'Whole-request timeout of one delivery attempt (connect, TLS, headers and body); a timeout is a failed attempt.',
+    }),
+    include_labels: Type.Boolean({
+      default: true,
+      description:
+        'Put identity labels (enrolled names) in webhook and MQTT event payloads; false leaves every label out (receivers still get identity_id), the history on the box keeps them.',
     }),
     ca_file: Type.String({
       default: '',

@@ -50,6 +50,34 @@ export const ServerSection = Type.Object(
       default: true,
       description: 'Serve Prometheus metrics at GET /metrics (docs/observability.md); false removes the route and the per-request timing.',
     }),
+    headers_timeout_ms: Type.Integer({
+      default: 10_000,
+      minimum: 100,
+      description: 'Time a client has to send the request line and headers; a header trickle past it answers 408 REQUEST_TIMEOUT.',
+    }),
+    request_timeout_ms: Type.Integer({
+      default: 120_000,
+      minimum: 1_000,
+      description: 'Time a client has to send the whole request, body included (a 20 MB upload at 2 Mbit/s takes 80 s); past it 408 REQUEST_TIMEOUT.',
+    }),
+    idle_timeout_ms: Type.Integer({
+      default: 60_000,
+      minimum: 1_000,
+      description: 'A connection with no traffic either way for this long is closed (a body that stops arriving, a client that stops reading).',
+    }),
+    keep_alive_timeout_ms: Type.Integer({
+      default: 5_000,
+      minimum: 100,
+      description: 'How long an idle keep-alive connection is kept open between requests.',
+    }),
+    tls_cert_file: Type.String({ default: '', description: 'PEM certificate chain; with tls_key_file the API is served over HTTPS only. Empty: plain HTTP.' }),
+    tls_key_file: Type.String({ default: '', description: 'PEM private key of tls_cert_file.' }),
+    storage_reserve_mb: Type.Integer({
+      default: 64,
+      minimum: 0,
+      description:
+        'Free space kept on the data folder\'s file system: below it every write answers 507 STORAGE_FULL (nothing is written, reads keep working) and writes resume by themselves when space returns.',
+    }),
     shutdown_timeout_ms: Type.Integer({
       default: 10_000,
       minimum: 100,

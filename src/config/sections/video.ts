@@ -37,6 +37,11 @@ export const VideoSection = Type.Object(
       minimum: 0,
       description: 'A failed camera tries again after this long (0: stays failed until it is removed and added again).',
     }),
+    file_roots: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Folders file camera sources may come from (symlinks and .. are resolved before the check); relative entries resolve against server.data_dir; empty means <data_dir>/media. Env: comma-separated or a JSON list.',
+    }),
     stop_timeout_seconds: Type.Number({
       default: 2,
       exclusiveMinimum: 0,

@@ -3,7 +3,7 @@ import { MODULE_NAMES } from '../../config/schema.js';
 import { buildCommit } from '../../core/build-info.js';
 import { packageVersion } from '../../core/package-root.js';
 import { modelManifest } from '../../runtime/model-manifest.js';
-import { ConfigResponse, HealthResponse, ModelsResponse, VersionResponse } from './schema.js';
+import { ConfigResponse, HealthResponse, HwProfileResponse, ModelsResponse, VersionResponse } from './schema.js';
 
 /** /api/v1/admin: health, model status, the active configuration and the build. */
 export default fp(
@@ -50,6 +50,27 @@ export default fp(
           loaded: models.status(m.name)?.loaded === true,
         })),
       }),
+    );
+    app.get(
+      '/api/v1/admin/hw-profile',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'The hardware profile in use (execution providers, ffmpeg decoder) and how it was chosen',
+          response: { 200: HwProfileResponse },
+        },
+      },
+      async () => {
+        const p = app.vigil.profile;
+        return {
+          name: p.name,
+          description: p.description,
+          detected_by: p.detected_by ?? null,
+          execution_providers: p.execution_providers,
+          intra_op_threads: p.intra_op_threads,
+          ffmpeg: p.ffmpeg,
+        };
+      },
     );
   },
   { name: 'vigil-admin', dependencies: ['vigil-core'] },

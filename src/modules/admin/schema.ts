@@ -13,12 +13,23 @@ const ModuleStatusSchema = Type.Object({
 });
 
 export const HealthResponse = Type.Object({
-  healthy: Type.Boolean({ description: 'True when every enabled module is operational (none failed). The HTTP status is 200 when true, 503 when false.' }),
+  healthy: Type.Boolean({ description: 'True when every enabled module is operational (none failed) and the data disk is not full. The HTTP status is 200 when true, 503 when false.' }),
   modules: perModule(Type.Boolean()),
   details: perModule(Type.String()),
   status: Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, ModuleStatusSchema])) as Record<(typeof MODULE_NAMES)[number], typeof ModuleStatusSchema>, {
     description: 'Per-module state for machines (beside the spec fields).',
   }),
+  storage: Type.Optional(
+    Type.Object(
+      {
+        state: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('failed')]),
+        free_bytes: Type.Union([Type.Number(), Type.Null()]),
+        reserve_bytes: Type.Number(),
+        detail: Type.String(),
+      },
+      { description: 'The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns).' },
+    ),
+  ),
 });
 
 export const VersionResponse = Type.Object({
@@ -62,3 +73,12 @@ export const ModelsResponse = Type.Array(
 
 const sections = (ConfigSchema as unknown as { properties: Record<string, ReturnType<typeof Type.Object>> }).properties;
 export const ConfigResponse = Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, sections[m]!])));
+
+export const HwProfileResponse = Type.Object({
+  name: Type.String({ description: 'Profile name (hw-profiles/<name>.yaml)' }),
+  description: Type.String(),
+  detected_by: Type.Union([Type.String(), Type.Null()], { description: 'Why this profile was chosen (server.hw_profile: auto), or null when set by name' }),
+  execution_providers: Type.Array(Type.String(), { description: 'onnxruntime execution providers, in order of preference' }),
+  intra_op_threads: Type.Integer({ description: '0: the cores shared out among the inference workers' }),
+  ffmpeg: Type.Object({ binary: Type.String(), path: Type.Optional(Type.String()), hwaccel: Type.String(), device: Type.Optional(Type.String()) }),
+});

@@ -18,7 +18,7 @@ export function loadOpenCv(): Promise<CV> {
   loading ??= new Promise<CV>((resolve, reject) => {
     try {
       const require = createRequire(import.meta.url);
-      const mod = require('@techstark/opencv-js') as EmscriptenModule;
+      const mod = withoutProcessHandlers(() => require('@techstark/opencv-js') as EmscriptenModule);
       if (typeof mod.then !== 'function') {
         resolve(mod);
         return;
@@ -32,4 +32,24 @@ export function loadOpenCv(): Promise<CV> {
     }
   });
   return loading;
+}
+
+const PROCESS_EVENTS = ['uncaughtException', 'unhandledRejection'] as const;
+
+/**
+ * Emscripten's node glue installs process-wide handlers when the module loads: an
+ * unhandledRejection one that aborts the whole process (printing the WASM module into
+ * the log, 10 MB on one line) and an uncaughtException one that rethrows. The daemon
+ * owns its process: whatever the load adds is taken off again.
+ */
+function withoutProcessHandlers<T>(load: () => T): T {
+  const proc = process as NodeJS.EventEmitter;
+  const before = new Map(PROCESS_EVENTS.map((e) => [e, new Set(proc.listeners(e))]));
+  try {
+    return load();
+  } finally {
+    for (const e of PROCESS_EVENTS) {
+      for (const l of proc.listeners(e)) if (!before.get(e)!.has(l)) proc.removeListener(e, l as (...args: unknown[]) => void);
+    }
+  }
 }

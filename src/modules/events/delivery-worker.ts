@@ -1,4 +1,5 @@
 import { Agent } from 'undici';
+import { redactUrl } from '../../core/redact.js';
 import type { Logger } from 'pino';
 import type { Outbox, Outcome, PendingJob } from './outbox.js';
 import { mayRetry, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry-schedule.js';
@@ -202,7 +203,7 @@ export class DeliveryWorker {
     await this.webhooks.setEnabled(webhook.id, false, reason);
     const n = this.outbox.holdQueued(webhook.id, `webhook disabled: ${reason}; held`);
     this.failing.delete(webhook.id);
-    this.log.warn({ webhook_id: webhook.id, url: webhook.url, held: n + 1 }, 'webhook disabled by 410 Gone; its deliveries are held until it is enabled again');
+    this.log.warn({ webhook_id: webhook.id, url: redactUrl(webhook.url), held: n + 1 }, 'webhook disabled by 410 Gone; its deliveries are held until it is enabled again');
   }
 
   private classify(job: PendingJob, r: AttemptResult): Outcome {
@@ -233,7 +234,7 @@ export class DeliveryWorker {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        headers: deliveryHeaders(body, { id: job.eventId, type: job.eventType }, webhook.secret, this.opts.userAgent),
+        headers: { ...deliveryHeaders(body, { id: job.eventId, type: job.eventType }, webhook.secret, this.opts.userAgent), ...basicAuth(url) },
         body,
         signal: ac.signal,
       });
@@ -269,4 +270,12 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
     }
   }
   return text.slice(0, limit).replace(/\s+/g, ' ').trim();
+}
+
+/** Credentials written into a webhook URL (https://user:password@host/...) are sent as HTTP Basic auth, as curl would. */
+function basicAuth(url: URL): Record<string, string> {
+  if (!url.username && !url.password) return {};
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { outboundBody } from './outbound-body.js';
 import type { VigilContext } from '../../core/context.js';
 import type { ModuleReport } from '../../core/status-board.js';
 import type { EventType, VigilEvent } from '../../core/event-types.js';
@@ -49,7 +50,7 @@ export class EventsService {
     bus.subscribe(OWNER, (event) => this.onEvent(event));
     let store: EventsStore;
     try {
-      store = openEventsStore(config.server.data_dir);
+      store = openEventsStore(config.server.data_dir, this.ctx.storage);
     } catch (err) {
       this.startError = `cannot open ${config.server.data_dir}/events: ${(err as Error).message}`;
       throw err;
@@ -119,7 +120,7 @@ export class EventsService {
   /** The one bus listener: history, then one outbox entry per subscribed webhook, then MQTT. */
   private onEvent(event: VigilEvent): void {
     this.history.push(event);
-    const body = JSON.stringify(event);
+    const body = outboundBody(event, this.ctx.config.events.include_labels);
     const parts = this.parts;
     if (parts && this.ctx.config.events.webhooks_enabled) {
       let queued = false;
@@ -245,7 +246,7 @@ export class EventsService {
     if (type === 'face_matched' || type === 'watchlist_alert') Object.assign(data, { identity_id: 'test', label: 'test', similarity: 0, watchlist: 'test' });
     if (type === 'system_error') data.module = 'events';
     const event = { id: randomUUID(), type, timestamp: new Date().toISOString(), source: 'events', data, camera_id: null } as VigilEvent;
-    const delivery = outbox.enqueue(webhook.id, event, JSON.stringify(event));
+    const delivery = outbox.enqueue(webhook.id, event, outboundBody(event, this.ctx.config.events.include_labels));
     worker?.kick();
     return { event, delivery };
   }

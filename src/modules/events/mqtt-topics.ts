@@ -7,7 +7,7 @@ export function topicSegment(value: string): string {
 }
 
 /**
- * Every topic Vigil publishes, in one place (the README's topic map is this).
+ * Every topic Vigil publishes, in one place (the topic map of docs/events.md is this).
  * `prefix` is mqtt.topic_prefix.
  */
 export function topicMap(prefix: string) {

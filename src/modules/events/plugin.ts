@@ -3,6 +3,7 @@ import { EventsService } from './events-service.js';
 import type { MqttPublisher } from './mqtt-mirror.js';
 import { eventsRoutes } from './routes.js';
 import { registerEventsMetrics } from './events-metrics.js';
+import { eventStreamRoute } from './event-stream.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,6 +32,7 @@ export default fp(
     }
     status.setModule('events', () => service.status());
     eventsRoutes(app, service);
+    eventStreamRoute(app);
   },
   { name: 'vigil-events', dependencies: ['vigil-core'] },
 );

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { redactUrl } from '../../core/redact.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EVENT_TYPES, isEventType, type EventType } from '../../core/event-types.js';
@@ -25,7 +26,8 @@ import {
 const TAGS = ['events'];
 
 function publicWebhook(w: WebhookRecord) {
-  return { id: w.id, url: w.url, event_types: w.event_types, created_at: w.created_at, enabled: w.enabled };
+  // A password in the URL is stored (deliveries use it) but never echoed.
+  return { id: w.id, url: redactUrl(w.url), event_types: w.event_types, created_at: w.created_at, enabled: w.enabled };
 }
 
 function publicDelivery(d: DeliveryRecord) {
@@ -59,7 +61,7 @@ function httpsUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new BadRequestError('INVALID_URL', `url: not a valid URL: ${JSON.stringify(value)}`, { field: 'url' });
+    throw new BadRequestError('INVALID_URL', `url: not a valid URL: ${JSON.stringify(redactUrl(value))}`, { field: 'url' });
   }
   if (url.protocol !== 'https:') throw new BadRequestError('INVALID_URL', `url: must be an https:// URL, got ${url.protocol}//`, { field: 'url' });
   if (!url.hostname) throw new BadRequestError('INVALID_URL', 'url: has no host', { field: 'url' });

@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { openGuardedLmdb } from '../../core/lmdb-open.js';
+import { StorageGuard } from '../../core/storage-guard.js';
 import type { EventType, VigilEvent } from '../../core/event-types.js';
 
 /** A registered webhook as stored (the secret never leaves the store through the API). */
@@ -61,10 +62,9 @@ export interface EventsStore {
  * asynchronous and batched into transactions by lmdb-js; a committed write
  * survives kill -9 (the pages are in the OS cache; overlappingSync flushes them).
  */
-export function openEventsStore(dataDir: string): EventsStore {
+export function openEventsStore(dataDir: string, guard: StorageGuard = new StorageGuard(dataDir, 0)): EventsStore {
   const path = join(dataDir, 'events');
-  mkdirSync(path, { recursive: true });
-  const root = open({ path, compression: false });
+  const root = openGuardedLmdb({ path, compression: false }, guard);
   return {
     root,
     webhooks: root.openDB<WebhookRecord, string>({ name: 'webhooks' }),

@@ -21,7 +21,7 @@ export interface Quality {
   reasons: QualityReason[];
 }
 
-/** Limits behind the reasons (documented in the README's face section). */
+/** Limits behind the reasons (documented in docs/face.md). */
 export const QUALITY_LIMITS = {
   minFaceSize: 40,
   minSharpness: 0.25,

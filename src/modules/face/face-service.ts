@@ -113,13 +113,13 @@ export class FaceService {
   }
 
   /**
-   * Loads a model through the registry (sha256 check, session in the inference worker,
+   * Loads a model through the registry (sha256 check, sessions in the inference pool's workers,
    * warm-up, /admin/models status). Undefined when it cannot load (the registry keeps the reason).
    */
   async openModel(name: string): Promise<WorkerModel | undefined> {
     // The detector runs first in every request, before anything else of it can run, so its
     // session gets every core: SCRFD-500m at 640x480 took 10.3 ms with two intra-op threads
-    // against 16.6 ms with the pool's one (docs/benchmarks.md, "Inference workers").
+    // against 16.6 ms with the pool's one (docs/benchmarks.md, "Runtime").
     const tuning = name === this.detectorName ? { intraOpThreads: this.models.layout.cores } : {};
     return (await this.models.load(name, tuning))?.runner;
   }

@@ -16,7 +16,7 @@ export interface ImpostorFit {
   /** Mean and standard deviation of raw impostor cosines. */
   mean: number;
   std: number;
-  /** What the fit was measured on, for /docs and the README. */
+  /** What the fit was measured on, for /docs and docs/face.md. */
   measured_on: string;
 }
 

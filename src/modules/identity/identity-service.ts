@@ -260,6 +260,19 @@ export class IdentityService {
     }));
   }
 
+  /**
+   * One page of a watchlist's identities, oldest enrolment first (ties by id), for
+   * GET /watchlist/{name}. A linear walk of the identity table: fine for the thousands of
+   * identities an edge box holds, and it reads LMDB's committed state, so a page never shows
+   * an identity whose enrolment was not confirmed.
+   */
+  members(watchlist: string, offset: number, limit: number): { total: number; identities: IdentityRecord[] } {
+    this.assertWatchlist(watchlist);
+    const all = [...this.deps.store.identities()].filter((r) => r.watchlist === watchlist);
+    all.sort((a, b) => (a.created_at === b.created_at ? (a.identity_id < b.identity_id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+    return { total: all.length, identities: all.slice(offset, offset + limit) };
+  }
+
   identity(identityId: string): IdentityRecord | undefined {
     return this.deps.store.identity(identityId);
   }

@@ -25,7 +25,7 @@ export default fp(
       log: log.child({ module: 'identity' }),
       bus,
       face: app.faceService,
-      store: new WatchlistStore(config.identity.watchlist_dir),
+      store: new WatchlistStore(config.identity.watchlist_dir, app.vigil.storage),
     });
     app.decorate('identity', service);
 

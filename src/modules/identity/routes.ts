@@ -11,6 +11,9 @@ import {
   IdentifyResponseSchema,
   TrackResponseSchema,
   WatchlistListSchema,
+  WatchlistMembersSchema,
+  WatchlistPageQuerySchema,
+  WatchlistParamsSchema,
 } from './schema.js';
 
 export const MAX_TOP_K = 100;
@@ -135,5 +138,37 @@ export async function identityRoutes(app: FastifyInstance, service: IdentityServ
       },
     },
     async () => ({ watchlists: service.list() }),
+  );
+
+  app.get<{ Params: { watchlist_name: string }; Querystring: { offset: number; limit: number } }>(
+    '/api/v1/watchlist/:watchlist_name',
+    {
+      schema: {
+        tags: ['identity'],
+        summary: 'The identities of one watchlist (labels, ids, sample counts, enrolment time), paginated; 404 for an unknown watchlist',
+        params: WatchlistParamsSchema,
+        querystring: WatchlistPageQuerySchema,
+        response: { 200: WatchlistMembersSchema, ...errorResponses(400, 404, 503) },
+      },
+    },
+    async (request) => {
+      const name = checkWatchlistName(request.params.watchlist_name, 'watchlist_name');
+      const { offset, limit } = request.query;
+      const page = service.members(name, offset, limit);
+      return {
+        name,
+        total: page.total,
+        offset,
+        limit,
+        identities: page.identities.map((r) => ({
+          identity_id: r.identity_id,
+          label: r.label,
+          samples: r.samples,
+          metadata: r.metadata,
+          enrolled_at: r.created_at,
+          updated_at: r.updated_at,
+        })),
+      };
+    },
   );
 }

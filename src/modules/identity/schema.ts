@@ -135,3 +135,37 @@ export const PurgeStaleResponseSchema = Type.Object(
   { removed_samples: Type.Integer(), removed_identities: Type.Integer({ description: 'Identities left with no sample, removed' }) },
   { additionalProperties: false },
 );
+
+export const WatchlistParamsSchema = Type.Object({ watchlist_name: Type.String({ maxLength: 64, description: 'Watchlist name' }) });
+
+export const WatchlistPageQuerySchema = Type.Object(
+  {
+    offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Identities to skip (default 0)' }),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'Identities per page, 1-500 (default 50)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const WatchlistMembersSchema = Type.Object(
+  {
+    name: Type.String(),
+    total: Type.Integer({ description: 'Identities in the watchlist' }),
+    offset: Type.Integer(),
+    limit: Type.Integer(),
+    identities: Type.Array(
+      Type.Object(
+        {
+          identity_id: Type.String(),
+          label: Type.String(),
+          samples: Type.Integer({ description: 'Face samples stored for the identity' }),
+          metadata: Metadata,
+          enrolled_at: Type.String({ description: 'ISO 8601 UTC time of the first enrolment' }),
+          updated_at: Type.String({ description: 'ISO 8601 UTC time of the last sample or label change' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'Oldest enrolment first' },
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -66,7 +66,12 @@ export class WatchlistMemory {
     } else {
       this.walk();
       this.loadedFrom = 'database';
-      this.save();
+      try {
+        this.save();
+      } catch (err) {
+        // The snapshot only speeds up the next start (a full disk, say): the index is in memory.
+        return `${reason}; snapshot not written (${(err as Error).message})`;
+      }
     }
     return reason;
   }

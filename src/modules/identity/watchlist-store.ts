@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { openGuardedLmdb } from '../../core/lmdb-open.js';
+import { StorageGuard } from '../../core/storage-guard.js';
 
 /** One enrolled person. `identity_id` is unique across all watchlists (DELETE names only it). */
 export interface IdentityRecord {
@@ -75,11 +76,13 @@ export class WatchlistStore {
   private watchlistsDb!: Database<{ name: string; created_at: string }, string>;
   private metaDb!: Database<number, string>;
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly guard: StorageGuard = new StorageGuard(dir, 0),
+  ) {}
 
   open(): void {
-    mkdirSync(this.dir, { recursive: true });
-    this.root = open({ path: this.dir, maxDbs: 8, compression: false });
+    this.root = openGuardedLmdb({ path: this.dir, maxDbs: 8, compression: false }, this.guard);
     this.identitiesDb = this.root.openDB<IdentityRecord, string>({ name: 'identities' });
     this.samplesDb = this.root.openDB<SampleRecord, SampleKey>({ name: 'samples' });
     this.watchlistsDb = this.root.openDB({ name: 'watchlists' });

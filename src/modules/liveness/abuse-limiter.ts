@@ -1,8 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
+import { openGuardedLmdb } from '../../core/lmdb-open.js';
+import { StorageGuard } from '../../core/storage-guard.js';
 import type { Logger } from 'pino';
 import { AppError, ServiceUnavailableError } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/error-codes.js';
 
 export interface AbuseSettings {
   /** Sliding window, ms. */
@@ -22,7 +24,7 @@ interface ClientRecord {
 /** 429 with the seconds until the limit frees up (the route copies it into Retry-After). */
 export class RateLimitError extends AppError {
   constructor(
-    code: string,
+    code: ErrorCode,
     message: string,
     readonly retryAfterSeconds: number,
     client: string,
@@ -46,13 +48,12 @@ export class AbuseLimiter {
     private readonly dataDir: string,
     private readonly settings: AbuseSettings,
     private readonly log: Logger,
+    private readonly guard: StorageGuard = new StorageGuard(dataDir, 0),
   ) {}
 
   /** Opens the counters' LMDB environment (the liveness module's start). */
   open(): void {
-    const path = join(this.dataDir, 'liveness');
-    mkdirSync(path, { recursive: true });
-    this.store = open<ClientRecord, string>({ path, compression: false });
+    this.store = openGuardedLmdb({ path: join(this.dataDir, 'liveness'), compression: false }, this.guard) as RootDatabase<ClientRecord, string>;
   }
 
   private get db(): RootDatabase<ClientRecord, string> {

@@ -16,7 +16,7 @@ export interface DenseLandmarks {
   /** Face-presence probability from the model's own head. */
   presence: number;
   roi: Roi;
-  /** The model run in the inference worker (including the hand-over), ms. */
+  /** The model run in the inference pool (including the hand-over to a worker), ms. */
   runMs: number;
 }
 
@@ -24,7 +24,7 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 /**
  * MediaPipe Face Landmarker v2 (478 points incl. irises) on a face found by the face
- * service, run in the face service's inference worker. The model file has float16 input
+ * service, run in the model registry's inference pool (whichever worker is free). The model file has float16 input
  * and outputs (see models/manifest.json): they travel as Uint16Array half bits.
  */
 export class FaceLandmarker {

@@ -25,7 +25,7 @@ export interface MeasuredFace {
   eyeFit: number;
   /** False when the landmarks cannot be trusted (presence or eye fit out of bounds). */
   measurable: boolean;
-  /** Run time of both models in the inference worker, ms. */
+  /** Run time of both models in the inference pool, ms. */
   modelMs: number;
 }
 
@@ -45,9 +45,10 @@ function eyeFit(image: Float32Array, face: FaceBox): number {
 
 /**
  * Reads head pose and expression off one detected face: the dense landmark model on the
- * detector's ROI, then the blendshapes model on those landmarks. Both run in the face
- * service's inference worker (opened by the liveness plugin through faceService.openModel),
- * so a frame never holds the event loop for a model run.
+ * detector's ROI, then the blendshapes model on those landmarks. Both run in the model
+ * registry's inference pool (opened by the liveness plugin through faceService.openModel),
+ * on whichever worker thread is free, so a frame never holds the event loop for a model run;
+ * the liveness service starts the landmarks beside the face's embedding and passive liveness.
  */
 export class FaceMeasurer {
   constructor(private readonly faces: FaceService) {}

@@ -1,5 +1,6 @@
 import type { VigilContext } from '../../core/context.js';
 import { UnprocessableError } from '../../core/errors.js';
+import type { ErrorCode } from '../../core/error-codes.js';
 import { decodeImage } from '../../core/image-decode.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
@@ -81,6 +82,7 @@ export class LivenessService {
       ctx.config.server.data_dir,
       { windowMs: c.abuse_window_seconds * 1000, maxSessions: c.abuse_max_sessions, maxFailures: c.abuse_max_failures },
       ctx.log.child({ component: 'liveness-abuse' }),
+      ctx.storage,
     );
     this.measurer = new FaceMeasurer(faces);
     this.settings = { turnDegrees: c.turn_degrees, lookDegrees: c.look_degrees };
@@ -179,8 +181,8 @@ export class LivenessService {
       const detected = await detectFrameFaces(this.faces, img, stage);
       this.assertHeld(id);
       // The largest face's landmarks start first, the longest chain (landmarks, then
-      // blendshapes), and its embedding and passive liveness run beside them on the other
-      // inference worker. The measures are read only after the checks that can end the
+      // blendshapes), and its embedding and passive liveness run beside them on another
+      // worker of the inference pool. The measures are read only after the checks that can end the
       // frame first; a frame ended early drops them, and the catch keeps that from
       // surfacing as an unhandled rejection.
       const tm = performance.now();
@@ -242,7 +244,7 @@ export class LivenessService {
     return session.frameResult(judged, { passed: false, confidence: 0 });
   }
 
-  private frameError(session: LivenessSession, code: string, message: string): UnprocessableError {
+  private frameError(session: LivenessSession, code: ErrorCode, message: string): UnprocessableError {
     return new UnprocessableError(code, `${message} (session ${session.id} stays ${session.state})`, {
       session_id: session.id,
       state: session.state,

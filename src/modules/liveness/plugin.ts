@@ -26,8 +26,8 @@ export default fp(
     lifecycle.add({
       name: 'liveness',
       start: async () => {
-        // Loaded through the registry (sha256, warm-up, /admin/models) and opened in the face
-        // service's inference worker, next to the face models.
+        // Loaded through the registry (sha256, warm-up, /admin/models) and opened in every
+        // worker of the inference pool, next to the face models.
         await Promise.all(
           ACTIVE_LIVENESS_MODELS.map((m) =>
             app.faceService.openModel(m).catch((err: unknown) => {

@@ -108,8 +108,9 @@ export function nms(dets: Detection[], threshold: number): Detection[] {
 }
 
 /**
- * YOLOX-nano person detector over the registry's one session, which runs in the
- * inference worker thread (the input buffer is transferred there, not copied). Camera
+ * YOLOX-nano person detector over the registry's model, whose sessions live in the inference
+ * pool's worker threads (one per worker; a run goes to whichever is free, the input buffer is
+ * transferred there, not copied). Camera
  * frames arrive already scaled into the input box by ffmpeg; anything larger (an
  * uploaded image, a bench frame) is resized with sharp first.
  */

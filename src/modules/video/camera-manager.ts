@@ -5,7 +5,8 @@ import { ConflictError, NotFoundError, UnprocessableError } from '../../core/err
 import type { EventBus } from '../../core/event-bus.js';
 import type { HwProfile } from '../../runtime/hw-profile.js';
 import type { PersonService } from '../person/person-service.js';
-import { parseCameraSource, type CameraSource } from './camera-source.js';
+import { filePath, parseCameraSource, type CameraSource } from './camera-source.js';
+import { probeVideoFile, resolveFileSource } from './file-source-policy.js';
 import { CameraStream, type CameraStatus, type StreamSettings } from './camera-stream.js';
 import { CameraCounting } from './counting/camera-counting.js';
 import { checkId, makeLine, makeZone, type CountingRule, type LineCounts, type LineInput, type ZoneCounts, type ZoneInput } from './counting/rules.js';
@@ -74,6 +75,8 @@ export interface ManagerDeps {
  */
 export class CameraManager {
   private readonly cameras = new Map<string, Camera>();
+  /** Ids being added while their file is probed (so two adds of one id cannot both pass). */
+  private readonly adding = new Set<string>();
   private ffmpeg: FfmpegInfo | null = null;
   ffmpegError: string | null = null;
   readonly consumers: FrameConsumer[];
@@ -116,12 +119,24 @@ export class CameraManager {
 
   async add(input: { camera_id: string; source: string; loop?: boolean }): Promise<CameraView> {
     checkId(input.camera_id, 'camera_id');
-    if (this.cameras.has(input.camera_id)) {
+    if (this.cameras.has(input.camera_id) || this.adding.has(input.camera_id)) {
       throw new ConflictError('CAMERA_EXISTS', `camera ${input.camera_id} already exists`, { camera_id: input.camera_id });
     }
     const source = parseCameraSource(input.source);
     const max = this.d.config.video.max_cameras;
-    if (this.cameras.size >= max) throw new UnprocessableError('CAMERA_LIMIT', `at most ${max} cameras (video.max_cameras)`);
+    if (this.cameras.size + this.adding.size >= max) throw new UnprocessableError('CAMERA_LIMIT', `at most ${max} cameras (video.max_cameras)`);
+    const path = filePath(source);
+    if (path !== undefined) {
+      const real = resolveFileSource(path, this.d.config.video.file_roots);
+      if (real !== null && this.ffmpeg) {
+        this.adding.add(input.camera_id);
+        try {
+          await probeVideoFile(this.ffmpeg.path, real);
+        } finally {
+          this.adding.delete(input.camera_id);
+        }
+      }
+    }
     const stored: StoredCamera = { camera_id: input.camera_id, source: source.raw, loop: input.loop ?? false, created_at: new Date().toISOString() };
     // Claim the id before the first await, so two concurrent adds cannot both pass the check.
     const camera = this.launch(stored, source);
@@ -232,6 +247,7 @@ export class CameraManager {
       failedRetryMs: v.failed_retry_seconds * 1000,
       stopStepMs: v.stop_timeout_seconds * 1000,
       bufferSize: v.buffer_size,
+      fileRoots: v.file_roots,
     };
   }
 

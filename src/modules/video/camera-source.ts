@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { BadRequestError } from '../../core/errors.js';
-import { redactUrl, urlSecrets } from './redact.js';
+import { redactUrl, urlSecrets } from '../../core/redact.js';
 
 export type SourceKind = 'rtsp' | 'file' | 'device';
 

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import { AppError } from '../../core/errors.js';
 import { filePath, type CameraSource } from './camera-source.js';
+import { resolveFileSource } from './file-source-policy.js';
 import { buildStreamArgs, isHwaccelFailure, parseInputCodec, usesHardware, type DecodePreset, type FfmpegCaps } from './ffmpeg-args.js';
 import { FrameRing, RateMeter, type Frame } from './frame-ring.js';
 import { PpmStreamParser } from './ppm-stream.js';
@@ -31,6 +32,8 @@ export interface StreamSettings {
   failedRetryMs: number;
   stopStepMs: number;
   bufferSize: number;
+  /** video.file_roots: a file source is checked against them before every run. */
+  fileRoots: readonly string[];
 }
 
 export interface StreamEvents {
@@ -142,12 +145,26 @@ export class CameraStream {
     this.timer = null;
     if (this.stopping) return;
     const path = filePath(this.source);
-    if (path !== undefined && !existsSync(path)) {
-      // ffmpeg would say the same, less clearly; the file may still appear (a mount), so retry.
-      this.failed(`file not found: ${path}`);
-      return;
+    let source = this.source;
+    if (path !== undefined) {
+      // Checked again at every run: the roots may have changed since the camera was
+      // stored, or a symlink inside them may have been pointed elsewhere.
+      let real: string | null;
+      try {
+        real = resolveFileSource(path, this.s.fileRoots);
+      } catch (err) {
+        this.failed(err instanceof AppError ? err.message : String(err));
+        return;
+      }
+      if (real === null) {
+        // ffmpeg would say the same, less clearly; the file may still appear (a mount), so retry.
+        this.failed(`file not found: ${path}`);
+        return;
+      }
+      // ffmpeg opens the resolved path, so a link swapped after the check is not followed.
+      source = { ...source, input: `file:${real}` };
     }
-    const args = buildStreamArgs({ ...this.s, source: this.source, decode: this.decode, codec: this.codec });
+    const args = buildStreamArgs({ ...this.s, source, decode: this.decode, codec: this.codec });
     let child: Child;
     try {
       child = spawn(this.s.binary, args, { stdio: ['pipe', 'pipe', 'pipe'] });

@@ -1,5 +1,6 @@
 import type { HwAccelName } from '../../runtime/hw-profile.js';
 import type { CameraSource } from './camera-source.js';
+import { fileWhitelistArgs } from './file-source-policy.js';
 
 /** What the argv depends on in the ffmpeg binary itself (option names moved between releases). */
 export interface FfmpegCaps {
@@ -79,7 +80,9 @@ export function inputArgs(o: Pick<StreamArgsOptions, 'source' | 'caps' | 'realti
       return ['-rtsp_transport', 'tcp', o.caps.lavfMajor >= 59 ? '-timeout' : '-stimeout', timeoutUs];
     }
     case 'file':
-      return [...(o.loop ? ['-stream_loop', '-1'] : []), ...(o.realtime ? ['-re'] : [])];
+      // The whitelist holds ffmpeg to video containers in a local file whatever the file
+      // has become since it was added (see file-source-policy.ts).
+      return [...fileWhitelistArgs(), ...(o.loop ? ['-stream_loop', '-1'] : []), ...(o.realtime ? ['-re'] : [])];
     case 'device':
       return ['-f', 'v4l2'];
   }

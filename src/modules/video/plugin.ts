@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import fp from 'fastify-plugin';
 import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
@@ -40,7 +42,7 @@ export default fp(
       return;
     }
 
-    const store = new VideoStore(videoStoreDir(config.server.data_dir));
+    const store = new VideoStore(videoStoreDir(config.server.data_dir), app.vigil.storage);
     const consumers: FrameConsumer[] = [];
     if (config.video.track_faces && app.hasDecorator('faceService')) {
       const identify = app.hasDecorator('identity') && config.identity.enabled ? watchlistSearch(app.identity, config.video.face_match_threshold) : undefined;
@@ -60,6 +62,9 @@ export default fp(
       name: 'video-cameras',
       start: async () => {
         store.open();
+        // The default root is created so an operator sees where file sources belong.
+        const media = join(config.server.data_dir, 'media');
+        if (config.video.file_roots.includes(media)) mkdirSync(media, { recursive: true });
         const path = ffmpegPath(profile);
         const info = await probeFfmpeg(path).catch((err: Error) => err);
         if (info instanceof Error) log.error({ err: info.message }, 'ffmpeg unavailable: cameras cannot run');
@@ -72,14 +77,20 @@ export default fp(
       },
     });
 
+    // A start that threw (the camera store cannot open, say) is remembered by the lifecycle;
+    // health and /admin/models say why instead of "not started".
+    const notStarted = () => {
+      const why = lifecycle.failures.get('video-cameras');
+      return why ? `camera manager failed to start: ${why}` : 'camera manager not started';
+    };
     status.setComponent('camera_manager', () => {
-      if (!started) return { loaded: false, reason: 'not started' };
+      if (!started) return { loaded: false, reason: notStarted() };
       if (manager.ffmpegError) return { loaded: false, reason: manager.ffmpegError };
       const s = manager.summary();
       return { loaded: true, reason: `${manager.ffmpegInfo?.version ?? 'ffmpeg'}; ${s.running}/${s.total} camera(s) running; decode preset ${profile.ffmpeg.hwaccel}` };
     });
     status.setModule('video', () => {
-      if (!started) return { ok: false, detail: 'camera manager not started' };
+      if (!started) return { ok: false, detail: notStarted() };
       if (manager.ffmpegError) return { ok: false, detail: manager.ffmpegError };
       const s = manager.summary();
       const problems = s.problems.length ? `; not running: ${s.problems.join('; ')}` : '';

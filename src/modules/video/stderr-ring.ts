@@ -1,4 +1,4 @@
-import { redactText } from './redact.js';
+import { redactText } from '../../core/redact.js';
 
 /**
  * The last lines ffmpeg wrote on stderr, credentials scrubbed before they are

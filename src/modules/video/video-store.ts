@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
+import { openGuardedLmdb } from '../../core/lmdb-open.js';
+import { StorageGuard } from '../../core/storage-guard.js';
 import type { CountingRule } from './counting/rules.js';
 
 /** A camera as stored: the raw source (with any credentials) never leaves this file and the process. */
@@ -29,11 +30,13 @@ export class VideoStore {
   private rulesDb!: Database<CountingRule, string>;
   private countsDb!: Database<StoredCounts, string>;
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly guard: StorageGuard = new StorageGuard(dir, 0),
+  ) {}
 
   open(): void {
-    mkdirSync(this.dir, { recursive: true });
-    this.root = open({ path: this.dir });
+    this.root = openGuardedLmdb({ path: this.dir }, this.guard);
     this.camerasDb = this.root.openDB<StoredCamera, string>({ name: 'cameras' });
     this.rulesDb = this.root.openDB<CountingRule, string>({ name: 'rules' });
     this.countsDb = this.root.openDB<StoredCounts, string>({ name: 'counts' });

@@ -81,9 +81,13 @@ export function writeSnapshot(file: string, state: { generation: number; recogni
       writeAll(fd, e.ids);
     }
     fsyncSync(fd);
-  } finally {
+  } catch (err) {
+    // A full disk: no half-written temporary file left to eat the space that returns.
     closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw err;
   }
+  closeSync(fd);
   renameSync(tmp, file);
 }
 

@@ -4,7 +4,7 @@ import { LineCounter } from './line-counter.js';
 import type { CountingRule, LineCounts, LineRule, ZoneCounts, ZoneRule } from './rules.js';
 import { ZoneCounter } from './zone-counter.js';
 
-/** Payload of line_crossed (documented in the README's video section). */
+/** Payload of line_crossed (documented in docs/video.md). */
 export interface LineCrossedData {
   rule_id: string;
   rule_name: string;

@@ -1,5 +1,5 @@
 /**
- * Credentials in camera URLs (rtsp://user:password@host/...) must never reach a log
+ * Credentials in URLs (rtsp://user:password@host/..., webhook URLs) must never reach a log
  * line, an error message or an API answer. Everything that prints a source or a
  * line of ffmpeg's stderr goes through these.
  */

@@ -1,0 +1,183 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, errorText } from '../api.js';
+import { Badge, Card, ErrorNote } from '../components.js';
+
+interface Challenge {
+  type: string;
+  instruction: string;
+  timeout_seconds: number;
+}
+interface FrameResult {
+  challenge_type: string | null;
+  passed: boolean;
+  confidence: number;
+  challenges_remaining: number;
+  session_complete: boolean;
+  is_live: boolean | null;
+  state: string;
+  liveness_score?: number;
+  failure_reason?: string | null;
+}
+
+interface SessionInfo {
+  state: string;
+  current_challenge: string | null;
+  challenges_remaining: number;
+  session_complete: boolean;
+  is_live: boolean | null;
+  failure_reason: string | null;
+}
+
+const ENDED = new Set(['completed', 'failed', 'expired']);
+
+/** One JPEG of what the camera shows now (as captured: not mirrored, as the API expects). */
+async function grab(video: HTMLVideoElement, canvas: HTMLCanvasElement): Promise<Blob> {
+  const w = video.videoWidth;
+  const h = video.videoHeight;
+  const scale = Math.min(1, 640 / Math.max(w, h));
+  canvas.width = Math.round(w * scale);
+  canvas.height = Math.round(h * scale);
+  canvas.getContext('2d')!.drawImage(video, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('frame capture failed'))), 'image/jpeg', 0.85));
+}
+
+export function Liveness() {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const runRef = useRef(0);
+  const [stream, setStream] = useState<MediaStream | null>(null);
+  const [challenges, setChallenges] = useState<Challenge[]>([]);
+  const [last, setLast] = useState<FrameResult | null>(null);
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [frames, setFrames] = useState(0);
+  const [running, setRunning] = useState(false);
+
+  useEffect(
+    () => () => {
+      runRef.current++;
+      stream?.getTracks().forEach((t) => t.stop());
+    },
+    [stream],
+  );
+
+  const openCamera = async () => {
+    setError(null);
+    try {
+      if (!navigator.mediaDevices?.getUserMedia) throw new Error('this browser gives no camera here (getUserMedia needs https:// or localhost)');
+      const s = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 640 }, height: { ideal: 480 }, facingMode: 'user' }, audio: false });
+      setStream(s);
+      videoRef.current!.srcObject = s;
+      await videoRef.current!.play();
+    } catch (err) {
+      setError(`camera: ${errorText(err)}`);
+    }
+  };
+
+  const start = async () => {
+    setError(null);
+    setLast(null);
+    setFrames(0);
+    const run = ++runRef.current;
+    setRunning(true);
+    try {
+      const s = await api.json<{ session_id: string; challenges: Challenge[] }>('POST', '/liveness/sessions', {});
+      setSessionId(s.session_id);
+      setChallenges(s.challenges);
+      // One frame in flight at a time: the next is captured when the answer comes back.
+      while (runRef.current === run) {
+        const form = new FormData();
+        form.append('image', await grab(videoRef.current!, canvasRef.current!), 'frame.jpg');
+        try {
+          const r = await api.form<FrameResult>(`/liveness/sessions/${s.session_id}/frame`, form);
+          setLast(r);
+          setFrames((n) => n + 1);
+          if (ENDED.has(r.state)) break;
+        } catch (err) {
+          // No face in a frame is normal while the user settles; anything else stops the run.
+          const text = errorText(err);
+          setError(text);
+          if (!/NO_FACE/.test(text)) break;
+        }
+        await new Promise((r) => setTimeout(r, 80));
+      }
+      // A challenge can time out between two frames (the next one is then refused with
+      // SESSION_ENDED): the session itself says how it ended.
+      if (runRef.current === run) {
+        const info = await api.get<SessionInfo>(`/liveness/sessions/${s.session_id}`);
+        setLast((cur) => ({
+          challenge_type: info.current_challenge,
+          passed: false,
+          confidence: cur?.confidence ?? 0,
+          ...cur,
+          state: info.state,
+          is_live: info.is_live,
+          session_complete: info.session_complete,
+          challenges_remaining: info.challenges_remaining,
+          failure_reason: info.failure_reason,
+        }));
+        if (ENDED.has(info.state)) setError(null);
+      }
+    } catch (err) {
+      setError(errorText(err));
+    }
+    if (runRef.current === run) setRunning(false);
+  };
+
+  const stop = async () => {
+    runRef.current++;
+    setRunning(false);
+    if (sessionId && last && !ENDED.has(last.state)) await api.del(`/liveness/sessions/${sessionId}`).catch(() => undefined);
+  };
+
+  const passedCount = last ? challenges.length - last.challenges_remaining : 0;
+  const ended = last ? ENDED.has(last.state) : false;
+  return (
+    <div class="grid wide-first">
+      <Card title="Camera">
+        <video ref={videoRef} class="selfie" muted playsInline />
+        <canvas ref={canvasRef} hidden />
+        <div class="toolbar">
+          {!stream && <button onClick={() => void openCamera()}>Open camera</button>}
+          {stream && (
+            <button onClick={() => void start()} disabled={running}>
+              Start a session
+            </button>
+          )}
+          {running && (
+            <button class="danger" onClick={() => void stop()}>
+              Cancel
+            </button>
+          )}
+        </div>
+        <ErrorNote error={error} />
+      </Card>
+      <Card title="Challenges" actions={last && <Badge ok={last.is_live}>{last.is_live === null ? last.state : last.is_live ? 'live' : 'not live'}</Badge>}>
+        {challenges.length === 0 && <p class="muted">Open the camera, then start a session: follow each instruction as it lights up.</p>}
+        <ol class="challenges" data-testid="challenges">
+          {challenges.map((c, i) => {
+            const state = i < passedCount ? 'passed' : ended && i === passedCount && !last?.session_complete ? 'failed' : !ended && i === passedCount ? 'current' : 'waiting';
+            return (
+              <li key={c.type} class={state} data-state={state}>
+                <b>{c.instruction}</b> <span class="muted">({c.type}, {c.timeout_seconds}s)</span>
+                {state === 'current' && last && <progress max={1} value={last.confidence} />}
+              </li>
+            );
+          })}
+        </ol>
+        {last && (
+          <p class="verdict" data-testid="verdict" data-session={sessionId ?? undefined} data-state={last.state} role="status">
+            {ended
+              ? last.session_complete
+                ? 'Verdict: live — every challenge passed.'
+                : `Verdict: not live (${last.state}${last.failure_reason ? `: ${last.failure_reason}` : ''}).`
+              : `In progress: ${last.challenges_remaining} challenge(s) left.`}{' '}
+            <span class="muted">
+              {frames} frames{last.liveness_score !== undefined ? `, liveness score ${last.liveness_score.toFixed(2)}` : ''}
+            </span>
+          </p>
+        )}
+      </Card>
+    </div>
+  );
+}
