@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from './config/load.js';
 import { checkReferencedFiles } from './config/referenced-files.js';
 import { resolveProfile } from './runtime/hw-profile.js';
 import { createLogger } from './core/logger.js';
-import { exitOnSignals, startServer } from './server.js';
+import { exitOnSignals, startServer, type RunningServer } from './server.js';
+import { isLmdbWriteFailure } from './core/storage-guard.js';
 
 const USAGE = `usage: vigil [serve] [--config FILE]
        vigil validate-config [--config FILE]
@@ -63,11 +64,20 @@ async function main(): Promise<number> {
     log.fatal({ err, origin }, 'uncaught exception; exiting');
     process.exit(1);
   });
+  const running: { server?: RunningServer } = {};
   process.on('unhandledRejection', (reason) => {
+    // lmdb-js opens each batch's commit promise before any write claims it; when that commit
+    // fails (a full disk below the reserve) and no write of ours was in it, nobody holds the
+    // promise. The storage guard owns that failure: 507 on writes, restart once space is back.
+    if (isLmdbWriteFailure(reason) && running.server) {
+      running.server.app.vigil.storage.fault(reason);
+      return;
+    }
     log.fatal({ err: reason }, 'unhandled promise rejection; exiting');
     process.exit(1);
   });
   const server = await startServer(config);
+  running.server = server;
   exitOnSignals(server);
   return -1; // keep running
 }

@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 /**
- * Events module: in-memory history, webhooks with a durable LMDB outbox, and the
+ * Events module: the history (in memory, written through to LMDB), webhooks with a durable LMDB outbox, and the
  * MQTT mirror, fed by one subscription to the core bus.
  */
 export default fp(
