@@ -62,6 +62,8 @@ try {
   await call('GET', `${V}/admin/models`);
   await call('GET', `${V}/admin/config`);
   await call('GET', `${V}/admin/hw-profile`);
+  await call('GET', `${V}/admin/version`);
+  await call('GET', '/metrics');
 
   await call('POST', `${V}/detect`, { form: [image('image', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg')] });
   await call('POST', `${V}/verify`, { form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama1.jpg'), { name: 'threshold', value: '0.4' }] });
@@ -142,6 +144,7 @@ try {
   await call('GET', `${V}/events/webhooks/{webhook_id}/deliveries`, { params: w });
   await call('POST', `${V}/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver`, { params: { ...w, delivery_id: log.deliveries[0].delivery_id } });
   await call('POST', `${V}/events/webhooks/{webhook_id}/enable`, { params: w });
+  await call('PATCH', `${V}/events/webhooks/{webhook_id}`, { params: w, json: { event_types: ['watchlist_alert'], enabled: true } });
   await call('DELETE', `${V}/events/webhooks/{webhook_id}`, { params: w });
 } finally {
   await t.close();

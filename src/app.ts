@@ -10,6 +10,9 @@ import { createLogger } from './core/logger.js';
 import { EventBus } from './core/event-bus.js';
 import { Lifecycle } from './core/lifecycle.js';
 import { StatusBoard } from './core/status-board.js';
+import { Metrics } from './core/metrics.js';
+import { installHttpMetrics } from './core/http-metrics.js';
+import { lazyChildLogger, requestId } from './core/request-id.js';
 import { StorageGuard } from './core/storage-guard.js';
 import { installErrorHandler } from './core/error-handler.js';
 import { validationSchemaController } from './core/request-validation.js';
@@ -41,9 +44,10 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
   const verbose = config.server.log_level === 'debug' || config.server.log_level === 'trace';
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
-    // A pino child per request (for its reqId) costs ~20% of a small route's throughput;
-    // only pay for it when per-request logging is on.
-    ...(verbose ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
+    // X-Request-Id honoured (or a UUID made) and carried by every log line of the request;
+    // the per-request pino child is only made when the request logs something.
+    genReqId: requestId,
+    childLoggerFactory: lazyChildLogger,
     // Uploads are bounded by the multipart limits below; JSON bodies are small.
     bodyLimit: 1024 * 1024,
     // Loading and warming every model in the onReady hook took over fastify's 10 s default on a
@@ -58,10 +62,18 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     schemaController: validationSchemaController(),
   });
   installErrorHandler(app);
-  // Before every other onRequest hook: an unauthenticated request takes no queue slot.
+  // First, so that refusals (401, 503 BUSY) carry the id too. A callback hook, not an async
+  // one: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  // Before every other gating onRequest hook: an unauthenticated request takes no queue slot.
   installAccessControl(app, config);
   installBodyAdmission(app, config);
   app.addSchema(ErrorBodySchema);
+  const metrics = new Metrics(config.server.metrics);
+  if (metrics.enabled) installHttpMetrics(app, metrics);
 
   await app.register(multipart, {
     limits: {
@@ -102,12 +114,18 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
     config,
     log,
     bus: new EventBus(log.child({ component: 'event-bus' })),
-    models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' }), config.server.inference_workers),
+    models: new ModelRegistry(config.face.models_dir, profile, config.face.ctx_id, log.child({ component: 'models' }), config.server.inference_workers, (model, wait, run) =>
+      metrics.observeInference(model, wait, run),
+    ),
     status: new StatusBoard(config, storage),
     lifecycle,
     profile,
+    metrics,
     storage,
   };
+  ctx.bus.subscribe('metrics', (event) => {
+    if (metrics.enabled) metrics.events.inc({ type: event.type });
+  });
   // Bounded resources (docs/security.md): per-class admission before any upload is read,
   // and a process-wide budget of decoded pixels with a JPEG scan cap.
   installAdmission(app, config, ctx.models.layout.workers);

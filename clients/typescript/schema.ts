@@ -50,7 +50,8 @@ export interface paths {
         delete: operations["deleteEventsWebhooksByWebhookId"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Edit a webhook (url, event_types, secret) and enable or disable it; enabling sends what it missed, in order */
+        patch: operations["patchEventsWebhooksByWebhookId"];
         trace?: never;
     };
     "/api/v1/events/webhooks/{webhook_id}/deliveries": {
@@ -60,7 +61,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery log of a webhook: pending, delivered and failed deliveries, newest first */
+        /** Delivery log of a webhook: pending, held, delivered and failed deliveries, newest first (status= filters) */
         get: operations["getEventsWebhooksByWebhookIdDeliveries"];
         put?: never;
         post?: never;
@@ -96,7 +97,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-enable a webhook disabled by 410 Gone (failed deliveries can then be redelivered) */
+        /** Re-enable a webhook disabled by 410 Gone; the deliveries held meanwhile are sent in order */
         post: operations["postEventsWebhooksByWebhookIdEnable"];
         delete?: never;
         options?: never;
@@ -648,7 +649,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Module health */
+        /** Module health: HTTP 200 when healthy, 503 (same body) when an enabled module failed */
         get: operations["getAdminHealth"];
         put?: never;
         post?: never;
@@ -684,6 +685,23 @@ export interface paths {
         };
         /** Active settings of the seven modules */
         get: operations["getAdminConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Version, commit and the model files (sha256, licence) of this build */
+        get: operations["getAdminVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1006,9 +1024,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "4170c860-d592-4182-aede-cfca65ddf0f9",
+                     *         "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:21:26.057Z",
+                     *         "timestamp": "2026-11-25T12:29:16.986Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1024,14 +1042,14 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "15109538-0cd8-4a15-baf8-3a522818003e",
+                     *         "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:21:25.689Z",
+                     *         "timestamp": "2026-11-25T12:29:16.792Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 6,
+                     *           "track_id": 5,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
@@ -1149,13 +1167,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *         "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:21:26.790+00:00",
+                     *         "created_at": "2026-11-25T12:29:17.771+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1167,7 +1185,7 @@ export interface operations {
                         event_types: string[];
                         /** @description ISO 8601 with UTC offset */
                         created_at: string;
-                        /** @description false after the receiver answered 410 Gone; POST .../enable turns it back on. */
+                        /** @description false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on. */
                         enabled: boolean;
                     }[];
                 };
@@ -1263,13 +1281,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:21:26.790+00:00",
+                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1280,7 +1298,7 @@ export interface operations {
                         event_types: string[];
                         /** @description ISO 8601 with UTC offset */
                         created_at: string;
-                        /** @description false after the receiver answered 410 Gone; POST .../enable turns it back on. */
+                        /** @description false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on. */
                         enabled: boolean;
                     };
                 };
@@ -1391,7 +1409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "25b903e2-1ccf-49d6-b7b3-6af97108c360"
+                     *       "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
                      *     }
                      */
                     "application/json": {
@@ -1469,11 +1487,176 @@ export interface operations {
             };
         };
     };
+    patchEventsWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_types": [
+                 *         "watchlist_alert"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description New HTTPS URL (held and pending deliveries go to it). */
+                    url?: string;
+                    /** @description New non-empty list of event types. */
+                    event_types?: string[];
+                    /** @description New HMAC key; null removes signing. */
+                    secret?: string | null;
+                    /** @description true re-enables and sends the held deliveries in order; false disables (new events are held). */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "url": "https://127.0.0.1:9/vigil",
+                     *       "event_types": [
+                     *         "watchlist_alert"
+                     *       ],
+                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "enabled": true
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @description HTTPS endpoint */
+                        url: string;
+                        event_types: string[];
+                        /** @description ISO 8601 with UTC offset */
+                        created_at: string;
+                        /** @description false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on. */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_URL, INVALID_EVENT_TYPE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_URL",
+                     *       "error": "Bad Request",
+                     *       "message": "a webhook URL that is not https://"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, WEBHOOK_NOT_FOUND, DELIVERY_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "WEBHOOK_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown webhook_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type, in the error shape; code: UNSUPPORTED_MEDIA_TYPE, UNSUPPORTED_IMAGE_TYPE (docs/api.md lists every code) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "a body in a content type the endpoint does not take"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT, WEBHOOKS_DISABLED, EVENTS_UNAVAILABLE (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "WEBHOOKS_DISABLED",
+                     *       "error": "Service Unavailable",
+                     *       "message": "webhook endpoints with events.webhooks_enabled: false"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getEventsWebhooksByWebhookIdDeliveries: {
         parameters: {
             query: {
                 limit: number;
-                status?: "pending" | "delivered" | "failed";
+                status?: "pending" | "delivered" | "failed" | "held";
             };
             header?: never;
             path: {
@@ -1491,20 +1674,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
+                     *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795609286792000",
-                     *           "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
-                     *           "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+                     *           "delivery_id": "1795609757775000",
+                     *           "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *           "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:21:26.792+00:00",
-                     *           "updated_at": "2026-11-25T12:21:26.862+00:00",
+                     *           "created_at": "2026-11-25T12:29:17.775+00:00",
+                     *           "updated_at": "2026-11-25T12:29:17.883+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1519,6 +1703,8 @@ export interface operations {
                         disabled_reason: string | null;
                         /** @description Deliveries waiting in the outbox (queued or in flight) */
                         pending: number;
+                        /** @description Deliveries held while the webhook is disabled (sent when it is enabled again) */
+                        held: number;
                         /** @description Newest first */
                         deliveries: {
                             /** @description Identifier of this delivery within its webhook */
@@ -1527,7 +1713,8 @@ export interface operations {
                             /** @description The Event id, sent as X-Event-ID */
                             event_id: string;
                             event_type: string;
-                            status: "pending" | "delivered" | "failed";
+                            /** @description held: recorded while the webhook was disabled; sent, in order, when it is enabled again. */
+                            status: "pending" | "delivered" | "failed" | "held";
                             /** @description HTTP attempts made so far */
                             attempts: number;
                             created_at: string;
@@ -1649,15 +1836,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795609286871000",
-                     *       "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
-                     *       "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+                     *       "delivery_id": "1795609757895000",
+                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:21:26.871+00:00",
-                     *       "updated_at": "2026-11-25T12:21:26.871+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:21:26.871Z",
+                     *       "created_at": "2026-11-25T12:29:17.895+00:00",
+                     *       "updated_at": "2026-11-25T12:29:17.895+00:00",
+                     *       "next_attempt_at": "2026-11-25T12:29:17.895Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1670,7 +1857,8 @@ export interface operations {
                         /** @description The Event id, sent as X-Event-ID */
                         event_id: string;
                         event_type: string;
-                        status: "pending" | "delivered" | "failed";
+                        /** @description held: recorded while the webhook was disabled; sent, in order, when it is enabled again. */
+                        status: "pending" | "delivered" | "failed" | "held";
                         /** @description HTTP attempts made so far */
                         attempts: number;
                         created_at: string;
@@ -1790,13 +1978,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:21:26.790+00:00",
+                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1807,7 +1995,7 @@ export interface operations {
                         event_types: string[];
                         /** @description ISO 8601 with UTC offset */
                         created_at: string;
-                        /** @description false after the receiver answered 410 Gone; POST .../enable turns it back on. */
+                        /** @description false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on. */
                         enabled: boolean;
                     };
                 };
@@ -1914,13 +2102,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+                     *         "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:21:26.792Z",
+                     *         "timestamp": "2026-11-25T12:29:17.775Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 25b903e2-1ccf-49d6-b7b3-6af97108c360",
+                     *           "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -1929,15 +2117,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795609286792000",
-                     *         "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
-                     *         "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+                     *         "delivery_id": "1795609757775000",
+                     *         "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *         "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:21:26.792+00:00",
-                     *         "updated_at": "2026-11-25T12:21:26.792+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:21:26.792Z",
+                     *         "created_at": "2026-11-25T12:29:17.775+00:00",
+                     *         "updated_at": "2026-11-25T12:29:17.775+00:00",
+                     *         "next_attempt_at": "2026-11-25T12:29:17.775Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -1968,7 +2156,8 @@ export interface operations {
                             /** @description The Event id, sent as X-Event-ID */
                             event_id: string;
                             event_type: string;
-                            status: "pending" | "delivered" | "failed";
+                            /** @description held: recorded while the webhook was disabled; sent, in order, when it is enabled again. */
+                            status: "pending" | "delivered" | "failed" | "held";
                             /** @description HTTP attempts made so far */
                             attempts: number;
                             created_at: string;
@@ -3830,11 +4019,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
+                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
                      *       "challenges": [
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -3843,8 +4032,8 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -3984,8 +4173,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
-                     *       "challenge_type": "OPEN_MOUTH",
+                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "challenge_type": "SMILE",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4203,11 +4392,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
+                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
                      *       "challenges": [
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4216,13 +4405,13 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "OPEN_MOUTH",
+                     *       "current_challenge": "SMILE",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4230,10 +4419,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:21:17.518Z",
-                     *       "expires_at": "2026-11-25T12:26:17.518Z",
-                     *       "challenge_started_at": "2026-11-25T12:21:17.536Z",
-                     *       "challenge_deadline": "2026-11-25T12:21:22.536Z",
+                     *       "created_at": "2026-11-25T12:29:09.188Z",
+                     *       "expires_at": "2026-11-25T12:34:09.188Z",
+                     *       "challenge_started_at": "2026-11-25T12:29:09.198Z",
+                     *       "challenge_deadline": "2026-11-25T12:29:14.198Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4392,7 +4581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "25af6434-9adc-4879-9bba-202e1d5ce314"
+                     *       "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
                      *     }
                      */
                     "application/json": {
@@ -4530,7 +4719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+                     *       "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -4889,7 +5078,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5154,7 +5343,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+                     *         "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5164,7 +5353,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5532,7 +5721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
+                     *       "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5740,14 +5929,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:21:12.264Z",
-                     *           "updated_at": "2026-11-25T12:21:12.264Z"
+                     *           "enrolled_at": "2026-11-25T12:29:03.869Z",
+                     *           "updated_at": "2026-11-25T12:29:03.869Z"
                      *         }
                      *       ]
                      *     }
@@ -5884,10 +6073,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
+                     *           "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:21:12.761Z",
-                     *           "last_seen": "2026-11-25T12:21:12.761Z",
+                     *           "first_seen": "2026-11-25T12:29:04.433Z",
+                     *           "last_seen": "2026-11-25T12:29:04.433Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -5947,10 +6136,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99",
+                     *           "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:21:12.692Z",
-                     *           "last_seen": "2026-11-25T12:21:12.692Z",
+                     *           "first_seen": "2026-11-25T12:29:04.377Z",
+                     *           "last_seen": "2026-11-25T12:29:04.377Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6147,10 +6336,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
+                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:21:12.761Z",
-                     *       "last_seen": "2026-11-25T12:21:12.761Z",
+                     *       "first_seen": "2026-11-25T12:29:04.433Z",
+                     *       "last_seen": "2026-11-25T12:29:04.433Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6342,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99"
+                     *       "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
                      *     }
                      */
                     "application/json": {
@@ -6440,13 +6629,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
+                     *       "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
+                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6786,11 +6975,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10,
-                     *         "frame_count": 82,
+                     *         "fps": 10.02,
+                     *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 10.09,
+                     *         "processed_fps": 10.06,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -6910,8 +7099,8 @@ export interface operations {
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 1,
-                     *       "status": "running",
+                     *       "frame_count": 0,
+                     *       "status": "starting",
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
@@ -7067,11 +7256,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10,
-                     *       "frame_count": 82,
+                     *       "fps": 10.02,
+                     *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 10.09,
+                     *       "processed_fps": 10.06,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7394,7 +7583,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:21:18.500Z",
+                     *         "created_at": "2026-11-25T12:29:09.591Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7559,7 +7748,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:21:18.500Z",
+                     *       "created_at": "2026-11-25T12:29:09.591Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7828,7 +8017,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:21:18.511Z",
+                     *         "created_at": "2026-11-25T12:29:09.614Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8002,7 +8191,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:21:18.511Z",
+                     *       "created_at": "2026-11-25T12:29:09.614Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8566,7 +8755,7 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
                      *       "from": "2026-11-24T12:15:00.000Z",
-                     *       "to": "2026-11-25T12:21:26.654Z",
+                     *       "to": "2026-11-25T12:29:17.664Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
@@ -8730,16 +8919,46 @@ export interface operations {
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
                      *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       },
+                     *       "status": {
+                     *         "face": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         },
+                     *         "document": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         },
+                     *         "liveness": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         },
+                     *         "person": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         },
+                     *         "video": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         },
+                     *         "events": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         },
+                     *         "identity": {
+                     *           "state": "ok",
+                     *           "reason": null
+                     *         }
+                     *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82312441856,
+                     *         "free_bytes": 82293551104,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78499.3 MB free (reserve 64 MB)"
+                     *         "detail": "78481.2 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
                     "application/json": {
-                        /** @description True when every enabled module is operational. */
+                        /** @description True when every enabled module is operational (none failed) and the data disk is not full. The HTTP status is 200 when true, 503 when false. */
                         healthy: boolean;
                         modules: {
                             face: boolean;
@@ -8759,6 +8978,51 @@ export interface operations {
                             events: string;
                             identity: string;
                         };
+                        /** @description Per-module state for machines (beside the spec fields). */
+                        status: {
+                            face: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                            document: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                            liveness: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                            person: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                            video: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                            events: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                            identity: {
+                                /** @description ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration). */
+                                state: "ok" | "degraded" | "failed" | "disabled";
+                                /** @description Why the module is degraded, failed or disabled; null when ok. */
+                                reason: string | null;
+                            };
+                        };
                         /** @description The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns). */
                         storage?: {
                             state: "ok" | "full" | "failed";
@@ -8767,6 +9031,23 @@ export interface operations {
                             detail: string;
                         };
                     };
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Any other client error, in the error shape (docs/api.md lists every code) */
@@ -8834,8 +9115,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 502,
-                     *             "warmup_ms": 76
+                     *             "load_ms": 606,
+                     *             "warmup_ms": 106
                      *           }
                      *         ]
                      *       },
@@ -8852,8 +9133,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 575,
-                     *             "warmup_ms": 96
+                     *             "load_ms": 736,
+                     *             "warmup_ms": 126
                      *           }
                      *         ]
                      *       },
@@ -8869,8 +9150,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 456,
-                     *             "warmup_ms": 77
+                     *             "load_ms": 614,
+                     *             "warmup_ms": 24
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -8879,8 +9160,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 450,
-                     *             "warmup_ms": 16
+                     *             "load_ms": 584,
+                     *             "warmup_ms": 43
                      *           }
                      *         ]
                      *       }
@@ -8963,7 +9244,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/main/models",
+                     *         "models_dir": "/work/wt-merge/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -8983,7 +9264,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/main/models"
+                     *         "models_dir": "/work/wt-merge/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9006,7 +9287,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/main/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -9051,7 +9332,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-7y4RLV/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9381,7 +9662,7 @@ export interface operations {
                              */
                             max_workers: number;
                             /**
-                             * @description Events kept in the in-memory history.
+                             * @description Events kept in the history (in memory, and on disk so it survives a restart).
                              * @default 1000
                              */
                             history_size: number;
@@ -9496,6 +9777,107 @@ export interface operations {
                              */
                             cluster_samples: number;
                         };
+                    };
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAdminVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "vigil",
+                     *       "version": "0.1.0",
+                     *       "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+                     *       "node": "v20.20.2",
+                     *       "models": [
+                     *         {
+                     *           "name": "face_det_scrfd_500m",
+                     *           "file": "face_det_scrfd_500m_kps.onnx",
+                     *           "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
+                     *           "license": "InsightFace pretrained model: non-commercial research use only",
+                     *           "loaded": true
+                     *         },
+                     *         {
+                     *           "name": "face_det_scrfd_2.5g",
+                     *           "file": "face_det_scrfd_2.5g_kps.onnx",
+                     *           "sha256": "041f73f47371333d1d17a6fee6c8ab4e6aecabefe398ff32cca4e2d5eaee0af9",
+                     *           "license": "InsightFace pretrained model: non-commercial research use only",
+                     *           "loaded": false
+                     *         },
+                     *         {
+                     *           "name": "face_det_yunet",
+                     *           "file": "face_det_yunet_n_dynamic.onnx",
+                     *           "sha256": "104ee26c71d5c270ce79a6b3dced91c91013260d29a6bf18f9296c5b8c4c2b12",
+                     *           "license": "Apache-2.0 (repo LICENSE file; README badge says BSD)",
+                     *           "loaded": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        name: string;
+                        /** @description package.json version */
+                        version: string;
+                        /** @description Git commit of the build (VIGIL_COMMIT, else the installation folder's git HEAD); null when unknown. */
+                        commit: string | null;
+                        node: string;
+                        models: {
+                            name: string;
+                            file: string;
+                            /** @description sha256 the manifest pins (a loaded file was checked against it) */
+                            sha256: string;
+                            license: string;
+                            /** @description Loaded by this run (false: not requested by the configuration, missing or corrupt; /admin/models says why) */
+                            loaded: boolean;
+                        }[];
                     };
                 };
             };

@@ -4,6 +4,7 @@ import type { ModelRegistry } from '../runtime/model-registry.js';
 import type { HwProfile } from '../runtime/hw-profile.js';
 import type { EventBus } from './event-bus.js';
 import type { Lifecycle } from './lifecycle.js';
+import type { Metrics } from './metrics.js';
 import type { StatusBoard } from './status-board.js';
 import type { StorageGuard } from './storage-guard.js';
 
@@ -16,6 +17,8 @@ export interface VigilContext {
   status: StatusBoard;
   lifecycle: Lifecycle;
   profile: HwProfile;
+  /** Prometheus instruments; modules add their scrape-time gauges here. */
+  metrics: Metrics;
   /** The gate every write to the data folder passes (507 STORAGE_FULL on a full disk). */
   storage: StorageGuard;
 }

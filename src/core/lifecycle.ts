@@ -17,6 +17,7 @@ export class Lifecycle {
   private readonly components: Component[] = [];
   private readonly started = new Set<string>();
   readonly failures = new Map<string, string>();
+  private readonly afterStart: (() => void)[] = [];
 
   constructor(private readonly log: Logger) {}
 
@@ -36,6 +37,12 @@ export class Lifecycle {
         this.log.error({ err, component: c.name }, 'component failed to start');
       }
     }
+    for (const fn of this.afterStart) fn();
+  }
+
+  /** Runs `fn` once every component has started (or failed to). */
+  whenStarted(fn: () => void): void {
+    this.afterStart.push(fn);
   }
 
   async stop(): Promise<void> {

@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "25b903e2-1ccf-49d6-b7b3-6af97108c360"
+      "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99"
+      "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "25af6434-9adc-4879-9bba-202e1d5ce314"
+      "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
+      "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/main/models",
+        "models_dir": "/work/wt-merge/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -75,7 +75,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/main/models"
+        "models_dir": "/work/wt-merge/models"
       },
       "liveness": {
         "enabled": true,
@@ -98,7 +98,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/main/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -143,7 +143,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-7y4RLV/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -177,11 +177,41 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
       },
+      "status": {
+        "face": {
+          "state": "ok",
+          "reason": null
+        },
+        "document": {
+          "state": "ok",
+          "reason": null
+        },
+        "liveness": {
+          "state": "ok",
+          "reason": null
+        },
+        "person": {
+          "state": "ok",
+          "reason": null
+        },
+        "video": {
+          "state": "ok",
+          "reason": null
+        },
+        "events": {
+          "state": "ok",
+          "reason": null
+        },
+        "identity": {
+          "state": "ok",
+          "reason": null
+        }
+      },
       "storage": {
         "state": "ok",
-        "free_bytes": 82312441856,
+        "free_bytes": 82293551104,
         "reserve_bytes": 67108864,
-        "detail": "78499.3 MB free (reserve 64 MB)"
+        "detail": "78481.2 MB free (reserve 64 MB)"
       }
     }
   },
@@ -214,8 +244,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 502,
-            "warmup_ms": 76
+            "load_ms": 606,
+            "warmup_ms": 106
           }
         ]
       },
@@ -232,8 +262,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 575,
-            "warmup_ms": 96
+            "load_ms": 736,
+            "warmup_ms": 126
           }
         ]
       },
@@ -249,8 +279,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 456,
-            "warmup_ms": 77
+            "load_ms": 614,
+            "warmup_ms": 24
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -259,19 +289,50 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 450,
-            "warmup_ms": 16
+            "load_ms": 584,
+            "warmup_ms": 43
           }
         ]
       }
     ]
   },
+  "GET /api/v1/admin/version": {
+    "response": {
+      "name": "vigil",
+      "version": "0.1.0",
+      "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+      "node": "v20.20.2",
+      "models": [
+        {
+          "name": "face_det_scrfd_500m",
+          "file": "face_det_scrfd_500m_kps.onnx",
+          "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
+          "license": "InsightFace pretrained model: non-commercial research use only",
+          "loaded": true
+        },
+        {
+          "name": "face_det_scrfd_2.5g",
+          "file": "face_det_scrfd_2.5g_kps.onnx",
+          "sha256": "041f73f47371333d1d17a6fee6c8ab4e6aecabefe398ff32cca4e2d5eaee0af9",
+          "license": "InsightFace pretrained model: non-commercial research use only",
+          "loaded": false
+        },
+        {
+          "name": "face_det_yunet",
+          "file": "face_det_yunet_n_dynamic.onnx",
+          "sha256": "104ee26c71d5c270ce79a6b3dced91c91013260d29a6bf18f9296c5b8c4c2b12",
+          "license": "Apache-2.0 (repo LICENSE file; README badge says BSD)",
+          "loaded": false
+        }
+      ]
+    }
+  },
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "4170c860-d592-4182-aede-cfca65ddf0f9",
+        "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:21:26.057Z",
+        "timestamp": "2026-11-25T12:29:16.986Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -287,14 +348,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "15109538-0cd8-4a15-baf8-3a522818003e",
+        "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:21:25.689Z",
+        "timestamp": "2026-11-25T12:29:16.792Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 6,
+          "track_id": 5,
           "direction": "out",
           "direction_label": "north",
           "counts": {
@@ -313,33 +374,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+        "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:21:26.790+00:00",
+        "created_at": "2026-11-25T12:29:17.771+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
+      "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795609286792000",
-          "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
-          "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+          "delivery_id": "1795609757775000",
+          "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+          "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:21:26.792+00:00",
-          "updated_at": "2026-11-25T12:21:26.862+00:00",
+          "created_at": "2026-11-25T12:29:17.775+00:00",
+          "updated_at": "2026-11-25T12:29:17.883+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -352,10 +414,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
+          "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
           "size": 1,
-          "first_seen": "2026-11-25T12:21:12.761Z",
-          "last_seen": "2026-11-25T12:21:12.761Z",
+          "first_seen": "2026-11-25T12:29:04.433Z",
+          "last_seen": "2026-11-25T12:29:04.433Z",
           "watchlists": [
             "default"
           ],
@@ -415,10 +477,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "17b4fdbf-c47f-40a5-8e2f-60877ecf1c99",
+          "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
           "size": 1,
-          "first_seen": "2026-11-25T12:21:12.692Z",
-          "last_seen": "2026-11-25T12:21:12.692Z",
+          "first_seen": "2026-11-25T12:29:04.377Z",
+          "last_seen": "2026-11-25T12:29:04.377Z",
           "watchlists": [
             "default"
           ],
@@ -482,10 +544,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
+      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
       "size": 1,
-      "first_seen": "2026-11-25T12:21:12.761Z",
-      "last_seen": "2026-11-25T12:21:12.761Z",
+      "first_seen": "2026-11-25T12:29:04.433Z",
+      "last_seen": "2026-11-25T12:29:04.433Z",
       "watchlists": [
         "default"
       ],
@@ -555,11 +617,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
+      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
       "challenges": [
         {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
+          "type": "SMILE",
+          "instruction": "smile",
           "timeout_seconds": 5
         },
         {
@@ -568,13 +630,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
+          "type": "BLINK",
+          "instruction": "blink eyes",
           "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "OPEN_MOUTH",
+      "current_challenge": "SMILE",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -582,10 +644,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:21:17.518Z",
-      "expires_at": "2026-11-25T12:26:17.518Z",
-      "challenge_started_at": "2026-11-25T12:21:17.536Z",
-      "challenge_deadline": "2026-11-25T12:21:22.536Z",
+      "created_at": "2026-11-25T12:29:09.188Z",
+      "expires_at": "2026-11-25T12:34:09.188Z",
+      "challenge_started_at": "2026-11-25T12:29:09.198Z",
+      "challenge_deadline": "2026-11-25T12:29:14.198Z",
       "ended_at": null
     }
   },
@@ -595,11 +657,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10,
-        "frame_count": 82,
+        "fps": 10.02,
+        "frame_count": 81,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.09,
+        "processed_fps": 10.06,
         "decoder": "cpu",
         "loop": true
       }
@@ -610,11 +672,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10,
-      "frame_count": 82,
+      "fps": 10.02,
+      "frame_count": 81,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.09,
+      "processed_fps": 10.06,
       "decoder": "cpu",
       "loop": true
     }
@@ -650,7 +712,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "bucket": "15m",
       "from": "2026-11-24T12:15:00.000Z",
-      "to": "2026-11-25T12:21:26.654Z",
+      "to": "2026-11-25T12:29:17.664Z",
       "rows": [
         {
           "rule_id": "walkway",
@@ -686,7 +748,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:21:18.500Z",
+        "created_at": "2026-11-25T12:29:09.591Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -722,7 +784,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:21:18.511Z",
+        "created_at": "2026-11-25T12:29:09.614Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -751,16 +813,37 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:21:12.264Z",
-          "updated_at": "2026-11-25T12:21:12.264Z"
+          "enrolled_at": "2026-11-25T12:29:03.869Z",
+          "updated_at": "2026-11-25T12:29:03.869Z"
         }
       ]
+    }
+  },
+  "GET /metrics": {
+    "mediaType": "text/plain",
+    "response": "# HELP vigil_http_request_duration_seconds HTTP request duration by method, route template and status code.\n# TYPE vigil_http_request_duration_seconds histogram\nvigil_http_request_duration_seconds_bucket{le=\"0.005\",method=\"GET\",route=\"/api/v1/admin/health\",status=\"200\"} 0\nvigil_http_request_duration..."
+  },
+  "PATCH /api/v1/events/webhooks/{webhook_id}": {
+    "response": {
+      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "url": "https://127.0.0.1:9/vigil",
+      "event_types": [
+        "watchlist_alert"
+      ],
+      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "enabled": true
+    },
+    "request": {
+      "event_types": [
+        "watchlist_alert"
+      ],
+      "enabled": true
     }
   },
   "POST /api/v1/detect": {
@@ -1064,13 +1147,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:21:26.790+00:00",
+      "created_at": "2026-11-25T12:29:17.771+00:00",
       "enabled": true
     },
     "request": {
@@ -1084,15 +1167,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795609286871000",
-      "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
-      "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+      "delivery_id": "1795609757895000",
+      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:21:26.871+00:00",
-      "updated_at": "2026-11-25T12:21:26.871+00:00",
-      "next_attempt_at": "2026-11-25T12:21:26.871Z",
+      "created_at": "2026-11-25T12:29:17.895+00:00",
+      "updated_at": "2026-11-25T12:29:17.895+00:00",
+      "next_attempt_at": "2026-11-25T12:29:17.895Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1100,26 +1183,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
+      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:21:26.790+00:00",
+      "created_at": "2026-11-25T12:29:17.771+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+        "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:21:26.792Z",
+        "timestamp": "2026-11-25T12:29:17.775Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 25b903e2-1ccf-49d6-b7b3-6af97108c360",
+          "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1128,15 +1211,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795609286792000",
-        "webhook_id": "25b903e2-1ccf-49d6-b7b3-6af97108c360",
-        "event_id": "1ee0b63e-01f1-46aa-b5cb-5637e30590d4",
+        "delivery_id": "1795609757775000",
+        "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+        "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:21:26.792+00:00",
-        "updated_at": "2026-11-25T12:21:26.792+00:00",
-        "next_attempt_at": "2026-11-25T12:21:26.792Z",
+        "created_at": "2026-11-25T12:29:17.775+00:00",
+        "updated_at": "2026-11-25T12:29:17.775+00:00",
+        "next_attempt_at": "2026-11-25T12:29:17.775Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1203,7 +1286,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1221,7 +1304,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+        "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1231,7 +1314,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1370,13 +1453,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "9acbedb5-7d1b-4af5-8765-551e0e8723ea",
+      "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "5bb0f775-40fd-45b2-84a3-785634a7a734",
+      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
       "promoted_samples": 1
     },
     "request": {
@@ -1386,11 +1469,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
+      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
       "challenges": [
         {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
+          "type": "SMILE",
+          "instruction": "smile",
           "timeout_seconds": 5
         },
         {
@@ -1399,8 +1482,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
+          "type": "BLINK",
+          "instruction": "blink eyes",
           "timeout_seconds": 5
         }
       ]
@@ -1408,8 +1491,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "25af6434-9adc-4879-9bba-202e1d5ce314",
-      "challenge_type": "OPEN_MOUTH",
+      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "challenge_type": "SMILE",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1538,8 +1621,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 1,
-      "status": "running",
+      "frame_count": 0,
+      "status": "starting",
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
@@ -1598,7 +1681,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:21:18.500Z",
+      "created_at": "2026-11-25T12:29:09.591Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1645,7 +1728,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:21:18.511Z",
+      "created_at": "2026-11-25T12:29:09.614Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1677,7 +1760,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "c8dd4f1d-ac2f-4441-8709-e65c39670bf0",
+      "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

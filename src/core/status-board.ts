@@ -28,8 +28,29 @@ export interface ComponentReport {
 }
 
 export interface ModuleReport {
+  /** false: the module cannot do its job (reported `failed`, and health answers 503). */
   ok: boolean;
   detail: string;
+  /** Set while ok: it works, with something wrong beside (a camera down, the broker away). */
+  degraded?: string;
+}
+
+/** The machine-readable state of one module in /admin/health `status`. */
+export type ModuleState = 'ok' | 'degraded' | 'failed' | 'disabled';
+
+export interface ModuleStatus {
+  state: ModuleState;
+  /** Why the module is degraded, failed or disabled; null when ok. */
+  reason: string | null;
+}
+
+export interface HealthReport {
+  healthy: boolean;
+  modules: Record<ModuleName, boolean>;
+  details: Record<ModuleName, string>;
+  status: Record<ModuleName, ModuleStatus>;
+  /** The data folder's free space (absent when no storage guard is attached, as in unit tests). */
+  storage?: StorageReport;
 }
 
 const NOT_BUILT = 'not implemented in this build';
@@ -72,26 +93,31 @@ export class StatusBoard {
     return section.enabled !== false;
   }
 
-  health(): { healthy: boolean; modules: Record<ModuleName, boolean>; details: Record<ModuleName, string>; storage?: StorageReport } {
+  /** The spec's {healthy, modules, details} plus `status`: each module's state and reason. */
+  health(): HealthReport {
     const modules = {} as Record<ModuleName, boolean>;
     const details = {} as Record<ModuleName, string>;
+    const status = {} as Record<ModuleName, ModuleStatus>;
     let healthy = true;
     for (const m of MODULE_NAMES) {
       if (!this.isEnabled(m)) {
         modules[m] = false;
         details[m] = 'disabled in configuration';
+        status[m] = { state: 'disabled', reason: 'disabled in configuration' };
         continue;
       }
       const probe = this.modules.get(m);
-      const report = probe ? probe() : { ok: false, detail: NOT_BUILT };
+      const report: ModuleReport = probe ? probe() : { ok: false, detail: NOT_BUILT };
       modules[m] = report.ok;
       details[m] = report.detail;
+      // Not ok but with a degraded reason (cameras down): degraded, and the box unhealthy.
+      status[m] = !report.ok ? { state: report.degraded ? 'degraded' : 'failed', reason: report.degraded ?? report.detail } : report.degraded ? { state: 'degraded', reason: report.degraded } : { state: 'ok', reason: null };
       healthy &&= report.ok;
     }
-    if (!this.storage) return { healthy, modules, details };
+    if (!this.storage) return { healthy, modules, details, status };
     // A full data disk is a degraded daemon: it answers reads but cannot store.
     const storage = this.storage.report();
-    return { healthy: healthy && storage.state === 'ok', modules, details, storage };
+    return { healthy: healthy && storage.state === 'ok', modules, details, status, storage };
   }
 }
 

@@ -24,6 +24,9 @@ export function inferenceLayout(workersSetting: number, intraOpSetting: number, 
   return { cores, workers, intraOpThreads };
 }
 
+/** Told about every run: how long it waited for a worker and how long it ran (seconds). */
+export type InferenceObserver = (model: string, waitSeconds: number, runSeconds: number) => void;
+
 /** A run waiting for a worker: `start(i)` runs it on worker i's copy of the model. */
 type QueuedRun = (worker: number) => Promise<void>;
 
@@ -51,6 +54,7 @@ export class InferencePool {
   constructor(
     size: number,
     private readonly log: Logger,
+    private readonly observe?: InferenceObserver,
   ) {
     this.workers = Array.from({ length: Math.max(1, size) }, (_, i) => new InferenceWorker(log.child({ worker: i })));
     this.busy = this.workers.map(() => false);
@@ -89,10 +93,13 @@ export class InferencePool {
       // The worker is marked free, and the next queued run started, before the caller resumes:
       // otherwise the worker would idle through the caller's own work on the answer (decoding
       // boxes, cutting the next crops) before the pool looked at its queue again.
-      const run: QueuedRun = (i) =>
-        call(i).then(
+      const queuedAt = performance.now();
+      const run: QueuedRun = (i) => {
+        const startedAt = performance.now();
+        return call(i).then(
           (value) => {
             this.release(i);
+            this.observe?.(key, (startedAt - queuedAt) / 1000, (performance.now() - startedAt) / 1000);
             resolve(value);
           },
           (err: unknown) => {
@@ -100,6 +107,7 @@ export class InferencePool {
             reject(err as Error);
           },
         );
+      };
       if (queue) queue.push(run);
       else this.queues.set(key, [run]);
       this.dispatch();

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
 import { modelManifest, type ManifestEntry } from './model-manifest.js';
-import { inferenceLayout, InferencePool, type InferenceLayout } from './inference-pool.js';
+import { inferenceLayout, InferencePool, type InferenceLayout, type InferenceObserver } from './inference-pool.js';
 import type { WireTensor, WorkerModel } from './inference-worker.js';
 
 export interface ModelStatus {
@@ -62,9 +62,10 @@ export class ModelRegistry {
     private readonly log: Logger,
     /** server.inference_workers; 0 = one per core. */
     inferenceWorkers = 0,
+    observe?: InferenceObserver,
   ) {
     this.layout = inferenceLayout(inferenceWorkers, profile.intra_op_threads);
-    this.pool = new InferencePool(this.layout.workers, log.child({ component: 'inference-worker' }));
+    this.pool = new InferencePool(this.layout.workers, log.child({ component: 'inference-worker' }), observe);
   }
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */

@@ -157,7 +157,7 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     await t.app.inject({ method: 'DELETE', url: `/api/v1/events/webhooks/${id}` });
   });
 
-  it('410 Gone disables the webhook; enable + redeliver sends the event again', async () => {
+  it('410 Gone disables the webhook and holds its events; enable sends them in order; redeliver sends one again', async () => {
     let gone = true;
     respondFor('gone', () => ({ status: gone ? 410 : 200 }));
     const id = await register('gone', ['document_scanned']);
@@ -165,24 +165,33 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     await waitUntil(async () => (await log(id)).enabled === false, 5000, 'the webhook disabled');
     const l = await log(id);
     assert.match(l.disabled_reason, /410/);
-    assert.equal(l.deliveries[0].status, 'failed');
+    assert.equal(l.deliveries[0].status, 'held');
     assert.equal(l.deliveries[0].last_status_code, 410);
     const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/events/webhooks' })).json().find((w: { id: string }) => w.id === id);
     assert.equal(listed.enabled, false);
-    t.app.vigil.bus.emit('document_scanned', 'document', { mrz_type: 'TD1' });
+    // Regression (issue 19): events produced while disabled were never recorded, so never replayable.
+    const missed = t.app.vigil.bus.emit('document_scanned', 'document', { mrz_type: 'TD1' });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(forPath('gone').length, 1, 'a disabled webhook receives nothing');
+    const held = await log(id);
+    assert.equal(held.held, 2);
+    assert.deepEqual(held.deliveries.map((d: { status: string }) => d.status), ['held', 'held']);
     const refused = await t.app.inject({ method: 'POST', url: `/api/v1/events/webhooks/${id}/deliveries/${l.deliveries[0].delivery_id}/redeliver` });
     assert.equal(refused.statusCode, 409);
 
     gone = false;
     const en = await t.app.inject({ method: 'POST', url: `/api/v1/events/webhooks/${id}/enable` });
     assert.equal(en.json().enabled, true);
-    const re = await t.app.inject({ method: 'POST', url: `/api/v1/events/webhooks/${id}/deliveries/${l.deliveries[0].delivery_id}/redeliver` });
+    await waitUntil(() => forPath('gone').length === 3, 5000, 'the held deliveries');
+    assert.deepEqual(forPath('gone').slice(1).map((r) => r.headers['x-event-id']), [event.id, missed.id], 'held deliveries go in order');
+    await waitUntil(async () => (await log(id)).held === 0 && (await log(id)).pending === 0, 3000, 'nothing left held');
+    const first = (await log(id)).deliveries.find((d: { event_id: string }) => d.event_id === event.id);
+    assert.equal(first.status, 'delivered');
+    const re = await t.app.inject({ method: 'POST', url: `/api/v1/events/webhooks/${id}/deliveries/${first.delivery_id}/redeliver` });
     assert.equal(re.statusCode, 202);
-    assert.notEqual(re.json().delivery_id, l.deliveries[0].delivery_id);
-    await waitUntil(() => forPath('gone').length === 2, 5000, 'the redelivery');
-    assert.equal(forPath('gone')[1]!.headers['x-event-id'], event.id, 'a redelivery carries the same X-Event-ID');
+    assert.notEqual(re.json().delivery_id, first.delivery_id);
+    await waitUntil(() => forPath('gone').length === 4, 5000, 'the redelivery');
+    assert.equal(forPath('gone')[3]!.headers['x-event-id'], event.id, 'a redelivery carries the same X-Event-ID');
     await t.app.inject({ method: 'DELETE', url: `/api/v1/events/webhooks/${id}` });
   });
 

@@ -48,7 +48,8 @@ export async function spawnDaemon(env: Record<string, string>, opts: SpawnOption
       if (proc.exitCode !== null) throw new Error(`daemon exited early (${proc.exitCode}):\n${out}`);
       try {
         const res = await fetch(`${daemon.url}/api/v1/admin/health`);
-        if (res.status === 200) break;
+        // 503: listening, with a module failed (the test looks at which).
+        if (res.status === 200 || res.status === 503) break;
       } catch {
         /* not listening yet */
       }

@@ -11,7 +11,7 @@ export const EventsSection = Type.Object(
     enabled: Type.Boolean({ default: true, description: 'Keep the event history, deliver webhooks and mirror to MQTT; false turns the whole module off.' }),
     webhooks_enabled: Type.Boolean({ default: true, description: 'Deliver events to registered webhooks (false: the webhook endpoints answer 503).' }),
     max_workers: Type.Integer({ default: 4, minimum: 1, maximum: 256, description: 'Webhook deliveries in flight at once, over all webhooks.' }),
-    history_size: Type.Integer({ default: 1000, minimum: 1, maximum: 1_000_000, description: 'Events kept in the in-memory history.' }),
+    history_size: Type.Integer({ default: 1000, minimum: 1, maximum: 1_000_000, description: 'Events kept in the history (in memory, and on disk so it survives a restart).' }),
     delivery_timeout_ms: Type.Integer({
       default: 10_000,
       minimum: 100,

@@ -23,6 +23,17 @@ export const MqttSection = Type.Object(
     reconnect_min_ms: Type.Integer({ default: 1_000, minimum: 10, description: 'First reconnect delay after the broker goes away.' }),
     reconnect_max_ms: Type.Integer({ default: 60_000, minimum: 10, description: 'Reconnect delay cap; the delay doubles (with jitter) up to it and resets on connect.' }),
     discovery: Type.Boolean({ default: false, description: 'Publish Home Assistant MQTT discovery configs (retained) on every connect.' }),
+    commands: Type.Boolean({
+      default: false,
+      description:
+        'Accept commands on <prefix>/cameras/<camera_id>/counts/<rule_id>/reset and <prefix>/cameras/<camera_id>/reset_counts (validated as the REST API; answers on <prefix>/commands/result). Anyone who can publish to the broker can then reset counts.',
+    }),
+    stats_interval_seconds: Type.Integer({
+      default: 60,
+      minimum: 0,
+      maximum: 86_400,
+      description: 'Seconds between box statistics on <prefix>/stats (CPU, memory, inference speeds, cameras; as Frigate\'s stats topic); 0 turns them off.',
+    }),
     discovery_prefix: Type.String({ default: 'homeassistant', minLength: 1, description: 'Home Assistant discovery topic prefix.' }),
   },
   { additionalProperties: false, default: {} },

@@ -46,6 +46,10 @@ export const ServerSection = Type.Object(
       minimum: 1,
       description: 'Largest accepted decoded image (width x height); guards against decompression bombs (413 IMAGE_TOO_LARGE).',
     }),
+    metrics: Type.Boolean({
+      default: true,
+      description: 'Serve Prometheus metrics at GET /metrics (docs/observability.md); false removes the route and the per-request timing.',
+    }),
     headers_timeout_ms: Type.Integer({
       default: 10_000,
       minimum: 100,

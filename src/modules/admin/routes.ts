@@ -1,15 +1,28 @@
 import fp from 'fastify-plugin';
 import { MODULE_NAMES } from '../../config/schema.js';
-import { ConfigResponse, HealthResponse, HwProfileResponse, ModelsResponse } from './schema.js';
+import { buildCommit } from '../../core/build-info.js';
+import { packageVersion } from '../../core/package-root.js';
+import { modelManifest } from '../../runtime/model-manifest.js';
+import { ConfigResponse, HealthResponse, HwProfileResponse, ModelsResponse, VersionResponse } from './schema.js';
 
-/** /api/v1/admin: health, model status and the active configuration, as the spec shows them. */
+/** /api/v1/admin: health, model status, the active configuration and the build. */
 export default fp(
   async (app) => {
-    const { status, config } = app.vigil;
+    const { status, config, models } = app.vigil;
     app.get(
       '/api/v1/admin/health',
-      { schema: { tags: ['admin'], summary: 'Module health', response: { 200: HealthResponse } } },
-      async () => status.health(),
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Module health: HTTP 200 when healthy, 503 (same body) when an enabled module failed',
+          response: { 200: HealthResponse, 503: HealthResponse },
+        },
+      },
+      async (_req, reply) => {
+        const health = status.health();
+        // Load balancers and orchestrators read the status code, not the body.
+        return reply.status(health.healthy ? 200 : 503).send(health);
+      },
     );
     app.get(
       '/api/v1/admin/models',
@@ -20,6 +33,23 @@ export default fp(
       '/api/v1/admin/config',
       { schema: { tags: ['admin'], summary: 'Active settings of the seven modules', response: { 200: ConfigResponse } } },
       async () => Object.fromEntries(MODULE_NAMES.map((m) => [m, config[m]])),
+    );
+    app.get(
+      '/api/v1/admin/version',
+      { schema: { tags: ['admin'], summary: 'Version, commit and the model files (sha256, licence) of this build', response: { 200: VersionResponse } } },
+      async () => ({
+        name: 'vigil',
+        version: packageVersion(),
+        commit: await buildCommit(),
+        node: process.version,
+        models: [...modelManifest().values()].map((m) => ({
+          name: m.name,
+          file: m.file,
+          sha256: m.sha256,
+          license: m.license,
+          loaded: models.status(m.name)?.loaded === true,
+        })),
+      }),
     );
     app.get(
       '/api/v1/admin/hw-profile',

@@ -5,10 +5,20 @@ import { ConfigSchema } from '../../config/schema.js';
 const perModule = <T extends ReturnType<typeof Type.Boolean> | ReturnType<typeof Type.String>>(t: T) =>
   Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, t])) as Record<(typeof MODULE_NAMES)[number], T>);
 
+const ModuleStatusSchema = Type.Object({
+  state: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('failed'), Type.Literal('disabled')], {
+    description: 'ok; degraded (works, with a problem beside: a camera down, the MQTT broker away); failed (cannot do its job); disabled (in the configuration).',
+  }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the module is degraded, failed or disabled; null when ok.' }),
+});
+
 export const HealthResponse = Type.Object({
-  healthy: Type.Boolean({ description: 'True when every enabled module is operational.' }),
+  healthy: Type.Boolean({ description: 'True when every enabled module is operational (none failed) and the data disk is not full. The HTTP status is 200 when true, 503 when false.' }),
   modules: perModule(Type.Boolean()),
   details: perModule(Type.String()),
+  status: Type.Object(Object.fromEntries(MODULE_NAMES.map((m) => [m, ModuleStatusSchema])) as Record<(typeof MODULE_NAMES)[number], typeof ModuleStatusSchema>, {
+    description: 'Per-module state for machines (beside the spec fields).',
+  }),
   storage: Type.Optional(
     Type.Object(
       {
@@ -19,6 +29,22 @@ export const HealthResponse = Type.Object({
       },
       { description: 'The data disk: ok; full (under server.storage_reserve_mb: writes answer 507 STORAGE_FULL, reads work); failed (a write failed; restart pending once space returns).' },
     ),
+  ),
+});
+
+export const VersionResponse = Type.Object({
+  name: Type.String(),
+  version: Type.String({ description: 'package.json version' }),
+  commit: Type.Union([Type.String(), Type.Null()], { description: 'Git commit of the build (VIGIL_COMMIT, else the installation folder\'s git HEAD); null when unknown.' }),
+  node: Type.String(),
+  models: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      file: Type.String(),
+      sha256: Type.String({ description: 'sha256 the manifest pins (a loaded file was checked against it)' }),
+      license: Type.String(),
+      loaded: Type.Boolean({ description: 'Loaded by this run (false: not requested by the configuration, missing or corrupt; /admin/models says why)' }),
+    }),
   ),
 });
 

@@ -27,6 +27,8 @@ export type SettledListener = (job: PendingJob, outcome: Outcome) => void;
 
 const ERROR_TEXT_BYTES = 200;
 const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
+/** A receiver's Retry-After below this (0, or a date in the past) is raised to it. */
+const RETRY_AFTER_FLOOR_MS = 1000;
 
 /**
  * Takes due deliveries from the outbox and POSTs them, at most `maxWorkers` at a
@@ -95,6 +97,12 @@ export class DeliveryWorker {
     });
   }
 
+  /** Disabled by the operator (PATCH): what is queued is held, like after 410 Gone. */
+  holdAll(webhookId: string): number {
+    this.failing.delete(webhookId);
+    return this.outbox.holdQueued(webhookId, 'webhook disabled by the operator; held');
+  }
+
   get inFlight(): number {
     return this.inflight;
   }
@@ -131,9 +139,13 @@ export class DeliveryWorker {
 
   private async attempt(job: PendingJob): Promise<void> {
     const webhook = this.webhooks.get(job.webhookId);
-    if (!webhook || !webhook.enabled) {
-      const why = webhook ? `webhook disabled: ${webhook.disabled_reason ?? ''}` : 'webhook no longer registered';
-      this.settle(job, { status: 'failed', statusCode: null, error: why });
+    if (!webhook) {
+      this.settle(job, { status: 'failed', statusCode: null, error: 'webhook no longer registered' });
+      return;
+    }
+    if (!webhook.enabled) {
+      // Disabled after this job was queued: keep it for the replay when it is enabled again.
+      this.settle(job, { status: 'held', statusCode: null, error: `webhook disabled: ${webhook.disabled_reason ?? ''}; held` });
       return;
     }
     const body = this.outbox.bodyOf(job);
@@ -156,8 +168,10 @@ export class DeliveryWorker {
     // Stopping: leave the record pending as it is on disk; the next start sends it again.
     if (!this.running) return;
     const outcome = this.classify(job, result);
-    if (outcome.status === 'delivered') this.failing.delete(job.webhookId);
-    else this.failing.add(job.webhookId);
+    // After a failure a webhook gets one delivery at a time, oldest first, until its backlog
+    // is gone: so a receiver back from an outage sees the events in the order they happened.
+    if (outcome.status !== 'delivered') this.failing.add(job.webhookId);
+    else if (this.outbox.queuedFor(job.webhookId) === 0) this.failing.delete(job.webhookId);
     this.settle(job, outcome);
     if (result.statusCode === 410) await this.disable(webhook);
     this.pump();
@@ -168,6 +182,12 @@ export class DeliveryWorker {
     if (outcome.status === 'delivered') this.delivered++;
     else if (outcome.status === 'failed') this.failed++;
     if (outcome.status !== 'delivered') this.lastError = outcome.error;
+    const where = { webhook_id: job.webhookId, delivery_id: String(job.seq), event_id: job.eventId, event_type: job.eventType, attempts: job.attempts };
+    if (outcome.status === 'pending') {
+      this.log.warn({ ...where, error: outcome.error, retry_in_ms: (outcome.due ?? Date.now()) - Date.now() }, 'webhook delivery failed; will retry');
+    } else if (outcome.status === 'failed') {
+      this.log.warn({ ...where, error: outcome.error }, 'webhook delivery given up');
+    }
     for (const l of this.listeners) {
       try {
         l(job, outcome);
@@ -177,26 +197,28 @@ export class DeliveryWorker {
     }
   }
 
-  /** 410 Gone: the receiver says this subscription is over. Disable it and fail what is queued. */
+  /** 410 Gone: the receiver says this subscription is over. Disable it and hold what is queued. */
   private async disable(webhook: WebhookRecord): Promise<void> {
     const reason = `receiver answered 410 Gone at ${new Date().toISOString()}`;
     await this.webhooks.setEnabled(webhook.id, false, reason);
-    const n = this.outbox.failQueued(webhook.id, `webhook disabled: ${reason}`);
+    const n = this.outbox.holdQueued(webhook.id, `webhook disabled: ${reason}; held`);
     this.failing.delete(webhook.id);
-    this.log.warn({ webhook_id: webhook.id, url: redactUrl(webhook.url), queued_failed: n }, 'webhook disabled by 410 Gone');
+    this.log.warn({ webhook_id: webhook.id, url: redactUrl(webhook.url), held: n + 1 }, 'webhook disabled by 410 Gone; its deliveries are held until it is enabled again');
   }
 
   private classify(job: PendingJob, r: AttemptResult): Outcome {
     if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) {
       return { status: 'delivered', statusCode: r.statusCode, error: null };
     }
-    if (r.statusCode === 410) return { status: 'failed', statusCode: 410, error: '410 Gone: webhook disabled' };
+    if (r.statusCode === 410) return { status: 'held', statusCode: 410, error: '410 Gone: webhook disabled; held for when it is enabled again' };
     const error = r.error ?? `HTTP ${r.statusCode}`;
     if (!mayRetry(job.attempts, this.opts.policy)) {
       return { status: 'failed', statusCode: r.statusCode, error: `gave up after ${job.attempts} attempts: ${error}` };
     }
-    // The receiver's Retry-After wins over the schedule (bounded to a day against nonsense values).
-    const delay = r.retryAfterMs !== null ? Math.min(r.retryAfterMs, RETRY_AFTER_CAP_MS) : retryDelayMs(job.attempts, this.opts.policy);
+    // A receiver's Retry-After may slow the schedule down (up to a day), never speed it up:
+    // `Retry-After: 0` would otherwise spend every attempt in a few milliseconds.
+    const scheduled = retryDelayMs(job.attempts, this.opts.policy);
+    const delay = r.retryAfterMs !== null ? Math.max(scheduled, RETRY_AFTER_FLOOR_MS, Math.min(r.retryAfterMs, RETRY_AFTER_CAP_MS)) : scheduled;
     return { status: 'pending', statusCode: r.statusCode, error, due: Date.now() + delay };
   }
 

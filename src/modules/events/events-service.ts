@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { outboundBody } from './outbound-body.js';
 import type { VigilContext } from '../../core/context.js';
+import type { ModuleReport } from '../../core/status-board.js';
 import type { EventType, VigilEvent } from '../../core/event-types.js';
 import { packageVersion } from '../../core/package-root.js';
+import { registerBoxStats } from './box-stats.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventHistory } from './history.js';
 import { MqttMirror } from './mqtt-mirror.js';
 import { MqttQueue } from './mqtt-queue.js';
-import { Outbox } from './outbox.js';
+import { Outbox, type Outcome, type PendingJob } from './outbox.js';
 import { openEventsStore, type DeliveryRecord, type EventsStore, type WebhookRecord } from './store.js';
 import { trustedCAs } from './tls-trust.js';
 import { WebhookStore } from './webhook-store.js';
@@ -38,6 +40,7 @@ export class EventsService {
   constructor(private readonly ctx: VigilContext) {
     this.history = new EventHistory(ctx.config.events.history_size);
     this.mirror = new MqttMirror(ctx.config.mqtt, ctx.config.events.enabled, ctx.log.child({ component: 'mqtt' }), packageVersion());
+    registerBoxStats(this.mirror, ctx.metrics, packageVersion());
   }
 
   async start(): Promise<void> {
@@ -52,6 +55,8 @@ export class EventsService {
       this.startError = `cannot open ${config.server.data_dir}/events: ${(err as Error).message}`;
       throw err;
     }
+    const restored = this.history.attach(store.history, log.child({ component: 'history' }));
+    if (restored > 0) log.info({ restored }, 'event history from the last run restored');
     const webhooks = new WebhookStore(store);
     webhooks.load();
     const outbox = new Outbox(store, { logSize: ev.delivery_log_size, maxPending: ev.outbox_max_pending }, log.child({ component: 'outbox' }));
@@ -77,6 +82,9 @@ export class EventsService {
           },
           log.child({ component: 'webhooks' }),
         );
+        const { metrics } = this.ctx;
+        if (metrics.enabled) worker.onSettled((_job, outcome) => metrics.deliveries.inc({ outcome: outcome.status === 'pending' ? 'retry' : outcome.status }));
+        worker.onSettled((job, outcome) => this.reportProblem(job, outcome));
         worker.start();
       } catch (err) {
         // Deliveries wait in the outbox until the CA file is fixed; history and MQTT go on.
@@ -98,6 +106,7 @@ export class EventsService {
 
   async stop(): Promise<void> {
     this.ctx.bus.unsubscribeOwner(OWNER);
+    this.history.detach();
     const parts = this.parts;
     this.parts = undefined;
     await parts?.worker?.stop();
@@ -114,9 +123,15 @@ export class EventsService {
     const body = outboundBody(event, this.ctx.config.events.include_labels);
     const parts = this.parts;
     if (parts && this.ctx.config.events.webhooks_enabled) {
-      const subs = parts.webhooks.subscribers(event.type);
-      for (const w of subs) parts.outbox.enqueue(w.id, event, body);
-      if (subs.length > 0) parts.worker?.kick();
+      let queued = false;
+      for (const w of parts.webhooks.allSubscribers(event.type)) {
+        // A disabled webhook keeps a record of what it missed, to be sent when it is enabled.
+        if (w.enabled) {
+          parts.outbox.enqueue(w.id, event, body);
+          queued = true;
+        } else parts.outbox.hold(w.id, event, body);
+      }
+      if (queued) parts.worker?.kick();
     }
     this.mirror.mirror(event, body);
   }
@@ -125,6 +140,25 @@ export class EventsService {
   started(): Started {
     if (!this.parts) throw new Error(this.startError ?? 'events module not started');
     return this.parts;
+  }
+
+  outboxPending(): number {
+    return this.parts?.outbox.pending ?? 0;
+  }
+
+  webhookCounts(): { enabled: number; disabled: number } {
+    const w = this.parts?.webhooks;
+    if (!w) return { enabled: 0, disabled: 0 };
+    const disabled = w.disabledCount();
+    return { enabled: w.size - disabled, disabled };
+  }
+
+  mqttQueueSize(): number {
+    return this.mqttQueue?.size ?? 0;
+  }
+
+  mqttDropped(): number {
+    return this.mqttQueue?.dropped ?? 0;
   }
 
   get worker(): DeliveryWorker | undefined {
@@ -146,10 +180,59 @@ export class EventsService {
     return record;
   }
 
+  /** Enables a webhook and queues what it missed while disabled, in the order it happened. */
   async enable(id: string): Promise<WebhookRecord | undefined> {
-    const record = await this.started().webhooks.setEnabled(id, true);
-    this.parts?.worker?.kick();
+    const { webhooks, outbox, worker } = this.started();
+    const record = await webhooks.setEnabled(id, true);
+    if (!record) return undefined;
+    // Held records are read back from LMDB: let the latest ones commit first.
+    await outbox.settled();
+    const n = outbox.release(id);
+    if (n > 0) this.ctx.log.info({ webhook_id: id, replayed: n }, 'webhook enabled: sending the deliveries it missed');
+    worker?.kick();
     return record;
+  }
+
+  /** Disables a webhook by hand: new events and what is queued are held until it is enabled. */
+  async disable(id: string): Promise<WebhookRecord | undefined> {
+    const { webhooks, outbox, worker } = this.started();
+    const record = await webhooks.setEnabled(id, false, 'disabled by the operator');
+    if (record && worker) worker.holdAll(id);
+    else if (record) outbox.holdQueued(id, 'webhook disabled by the operator; held');
+    return record;
+  }
+
+  /**
+   * A delivery given up (or stopped by 410 Gone) is raised as system_error, so a receiver
+   * of system_error hears about it. A failure to deliver such a report raises nothing more:
+   * two dead receivers of system_error must not report each other forever.
+   */
+  private reportProblem(job: PendingJob, outcome: Outcome): void {
+    const gone = outcome.status === 'held' && outcome.statusCode === 410;
+    if (outcome.status !== 'failed' && !gone) return;
+    if (job.eventType === 'system_error' && this.isDeliveryReport(job)) return;
+    const message = gone
+      ? `webhook ${job.webhookId} answered 410 Gone: disabled; its deliveries are held until it is enabled again`
+      : `webhook ${job.webhookId}: delivery ${job.seq} of event ${job.eventId} (${job.eventType}) ${outcome.error ?? 'failed'}`;
+    this.ctx.bus.emit('system_error', 'events', {
+      module: 'events',
+      message,
+      webhook_id: job.webhookId,
+      delivery_id: String(job.seq),
+      event_id: job.eventId,
+      event_type: job.eventType,
+    });
+  }
+
+  private isDeliveryReport(job: PendingJob): boolean {
+    const body = this.parts?.outbox.bodyOf(job);
+    if (!body) return false;
+    try {
+      const event = JSON.parse(body) as VigilEvent<'system_error'>;
+      return event.source === 'events' && typeof event.data.webhook_id === 'string';
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -168,7 +251,7 @@ export class EventsService {
     return { event, delivery };
   }
 
-  status(): { ok: boolean; detail: string } {
+  status(): ModuleReport {
     const ev = this.ctx.config.events;
     if (!this.parts) return { ok: false, detail: this.startError ?? 'events module not started' };
     const { webhooks, outbox, worker } = this.parts;
@@ -187,6 +270,6 @@ export class EventsService {
       if (outbox.overflowed) parts.push(`${outbox.overflowed} deliveries refused: outbox full`);
     }
     parts.push(mqtt.detail);
-    return { ok, detail: parts.join('; ') };
+    return { ok, detail: parts.join('; '), ...(mqtt.degraded ? { degraded: mqtt.detail } : {}) };
   }
 }

@@ -4,6 +4,7 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import type { VigilConfig } from '../../config/schema.js';
 import type { VigilEvent } from '../../core/event-types.js';
+import { MqttCommands, type CommandHandler } from './mqtt-commands.js';
 import type { MqttQueue } from './mqtt-queue.js';
 import { discoveryNodeId, discoveryTopic, isValidStateSuffix, topicMap, type TopicMap } from './mqtt-topics.js';
 import { trustedCAs } from './tls-trust.js';
@@ -28,13 +29,28 @@ export interface MqttPublisher {
    * availability are filled in.
    */
   publishDiscovery(component: string, objectId: string, config: Record<string, unknown>): void;
+  /** Removes a discovery config (empty retained payload): Home Assistant deletes the entity. */
+  removeDiscovery(component: string, objectId: string): void;
+  /**
+   * Handles `<prefix>/<filter>` commands when mqtt.commands is on (`+` matches one level);
+   * the handler's answer is published on `<prefix>/commands/result`. No-op otherwise.
+   */
+  onCommand(filter: string, handler: CommandHandler): void;
+  /** Adds a section to the box statistics published on `<prefix>/stats`. */
+  statsSource(key: string, read: () => unknown): void;
+  /** The full topic of a state suffix, for discovery configs. */
+  stateTopic(suffix: string): string;
 }
+
+export type { CommandHandler };
 
 type MqttSettings = VigilConfig['mqtt'];
 
 /** In-flight QoS 1 publishes handed to the client at once. */
 const WINDOW = 100;
 const STOP_WAIT_MS = 1500;
+/** How long after connecting retained camera state is collected before stale topics are cleared. */
+const STALE_SWEEP_MS = 3000;
 
 /** The URL without credentials, for logs and health. */
 export function redactUrl(url: string): string {
@@ -65,6 +81,14 @@ export class MqttMirror implements MqttPublisher {
   private disconnectedSince: number | null = null;
   private readonly states = new Map<string, string>();
   private readonly discovery = new Map<string, string>();
+  /** Discovery configs removed while disconnected: cleared on the next connect. */
+  private readonly pendingRemovals = new Set<string>();
+  private readonly commands: MqttCommands;
+  private readonly stats = new Map<string, () => unknown>();
+  /** Retained topics the broker replayed since connect (see sweepStale). */
+  private retainedSeen: Set<string> | undefined;
+  private appStarted = false;
+  private statsTimer: NodeJS.Timeout | undefined;
   private readonly clientId: string;
   published = 0;
 
@@ -80,6 +104,7 @@ export class MqttMirror implements MqttPublisher {
     this.enabled = active && settings.url !== '';
     this.topics = topicMap(settings.topic_prefix);
     this.clientId = settings.client_id || `vigil-${hostname()}`;
+    this.commands = new MqttCommands(settings.topic_prefix, log);
   }
 
   /** The durable queue lives in the events store, which opens at start. */
@@ -94,6 +119,12 @@ export class MqttMirror implements MqttPublisher {
   start(): void {
     if (!this.enabled) return;
     this.running = true;
+    if (this.settings.stats_interval_seconds > 0) {
+      this.statsTimer = setInterval(() => {
+        if (this.connected) this.sendDirect(this.topics.state('stats'), JSON.stringify(this.statsPayload()), false);
+      }, this.settings.stats_interval_seconds * 1000);
+      this.statsTimer.unref();
+    }
     this.disconnectedSince = Date.now();
     let options: IClientOptions;
     try {
@@ -109,6 +140,7 @@ export class MqttMirror implements MqttPublisher {
 
   async stop(): Promise<void> {
     this.running = false;
+    clearInterval(this.statsTimer);
     clearTimeout(this.reconnectTimer);
     const client = this.client;
     this.client = undefined;
@@ -144,6 +176,41 @@ export class MqttMirror implements MqttPublisher {
     if (this.connected) this.sendDirect(topic, text, retain);
   }
 
+  removeDiscovery(component: string, objectId: string): void {
+    if (!this.enabled || !this.settings.discovery) return;
+    const topic = discoveryTopic(this.settings.discovery_prefix, component, discoveryNodeId(this.clientId), objectId);
+    if (!this.discovery.delete(topic)) return;
+    this.pendingRemovals.add(topic);
+    if (this.connected) this.sendDirect(topic, '', true);
+  }
+
+  onCommand(filter: string, handler: CommandHandler): void {
+    if (!this.enabled || !this.settings.commands) return;
+    this.commands.add(filter, handler);
+    if (this.connected) this.client?.subscribe(this.topics.state(filter), { qos: 1 });
+  }
+
+  statsSource(key: string, read: () => unknown): void {
+    this.stats.set(key, read);
+  }
+
+  stateTopic(suffix: string): string {
+    return this.topics.state(suffix);
+  }
+
+  /** The box statistics (Frigate's stats topic is the model): published every stats_interval_seconds. */
+  statsPayload(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const [key, read] of this.stats) {
+      try {
+        out[key] = read();
+      } catch (err) {
+        this.log.debug({ err, key }, 'stats source threw');
+      }
+    }
+    return out;
+  }
+
   publishDiscovery(component: string, objectId: string, config: Record<string, unknown>): void {
     if (!this.enabled || !this.settings.discovery) return;
     const node = discoveryNodeId(this.clientId);
@@ -156,11 +223,15 @@ export class MqttMirror implements MqttPublisher {
       device: this.device(node),
     };
     const topic = discoveryTopic(this.settings.discovery_prefix, component, node, objectId);
-    this.discovery.set(topic, JSON.stringify(full));
-    if (this.connected) this.sendDirect(topic, JSON.stringify(full), true);
+    const text = JSON.stringify(full);
+    this.pendingRemovals.delete(topic);
+    if (this.discovery.get(topic) === text) return;
+    this.discovery.set(topic, text);
+    if (this.connected) this.sendDirect(topic, text, true);
   }
 
-  status(): { ok: boolean; detail: string } {
+  /** ok false: MQTT cannot work as configured; degraded: the broker is away (it will reconnect). */
+  status(): { ok: boolean; detail: string; degraded?: boolean } {
     const url = redactUrl(this.settings.url);
     if (!this.enabled) return { ok: true, detail: this.settings.url ? 'mqtt off (events module disabled)' : 'mqtt off (mqtt.url is empty)' };
     const queued = this.queue?.size ?? 0;
@@ -169,7 +240,8 @@ export class MqttMirror implements MqttPublisher {
     if (this.connected) return { ok: true, detail: `mqtt connected to ${url}, ${queued} messages queued${dropped}` };
     const since = this.disconnectedSince ? ` since ${new Date(this.disconnectedSince).toISOString()}` : '';
     return {
-      ok: false,
+      ok: true,
+      degraded: true,
       detail: `mqtt disconnected from ${url}${since}${this.lastError ? ` (${this.lastError})` : ''}; ${queued} messages queued${dropped}, reconnecting`,
     };
   }
@@ -222,7 +294,21 @@ export class MqttMirror implements MqttPublisher {
       this.sendDirect(this.topics.availability, 'online', true);
       if (this.settings.discovery) this.announce();
       for (const [topic, text] of this.states) this.sendDirect(topic, text, true);
+      if (this.commands.size > 0) client.subscribe(this.commands.filters(), { qos: 1 });
+      if (this.appStarted) this.sweepStale(client, gen);
+      this.sendDirect(this.topics.state('stats'), JSON.stringify(this.statsPayload()), false);
       this.pump();
+    });
+    client.on('message', (topic, payload, packet) => {
+      if (gen !== this.generation) return;
+      if (packet.retain) {
+        this.retainedSeen?.add(topic);
+        return;
+      }
+      // A retained command would run again on every connect: only live ones run.
+      void this.commands.run(topic, payload.toString('utf8')).then((result) => {
+        if (result) this.sendDirect(this.topics.state('commands/result'), JSON.stringify(result), false);
+      });
     });
     client.on('error', (err) => {
       if (gen === this.generation) this.lastError = err.message;
@@ -297,6 +383,39 @@ export class MqttMirror implements MqttPublisher {
     };
     this.sendDirect(discoveryTopic(this.settings.discovery_prefix, 'binary_sensor', node, 'availability'), JSON.stringify(availability), true);
     for (const [topic, text] of this.discovery) this.sendDirect(topic, text, true);
+    for (const topic of this.pendingRemovals) this.sendDirect(topic, '', true);
+    this.pendingRemovals.clear();
+  }
+
+  /**
+   * Retained camera state left by an earlier run (a camera deleted while the daemon was
+   * down, or before a crash) is cleared: for a few seconds after connecting, the broker's
+   * retained copies under <prefix>/cameras/ are collected, and those this run does not
+   * publish get an empty retained payload. Only once every module has started, so the
+   * cameras this run restores have republished their own state by then.
+   */
+  /** Every module has started: what is not republished by now is stale (see sweepStale). */
+  appReady(): void {
+    this.appStarted = true;
+    if (this.client?.connected) this.sweepStale(this.client, this.generation);
+  }
+
+  private sweepStale(client: MqttClient, gen: number): void {
+    const filters = [this.topics.state('cameras/+/status'), this.topics.state('cameras/+/counts/+')];
+    this.retainedSeen = new Set();
+    client.subscribe(filters, { qos: 1 });
+    const timer = setTimeout(() => {
+      const seen = this.retainedSeen;
+      this.retainedSeen = undefined;
+      if (gen !== this.generation || !seen) return;
+      client.unsubscribe(filters);
+      for (const topic of seen) {
+        if (this.states.has(topic)) continue;
+        this.log.info({ topic }, 'clearing retained state of a camera or rule this run does not have');
+        this.sendDirect(topic, '', true);
+      }
+    }, STALE_SWEEP_MS);
+    timer.unref();
   }
 }
 

@@ -30,7 +30,12 @@ export interface Outcome {
 }
 
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
-const byDue = (a: PendingJob, b: PendingJob) => a.due < b.due || (a.due === b.due && a.seq < b.seq);
+/**
+ * A webhook's queue is in creation order, and only its oldest job may go when due: a
+ * delivery waiting for its retry holds the ones behind it, so a receiver back from an
+ * outage gets the backlog in the order the events happened.
+ */
+const bySeq = (a: PendingJob, b: PendingJob) => a.seq < b.seq;
 
 /**
  * The durable outbox and the per-webhook delivery log in one LMDB database.
@@ -41,6 +46,9 @@ const byDue = (a: PendingJob, b: PendingJob) => a.due < b.due || (a.due === b.du
 export class Outbox {
   private readonly queues = new Map<string, MinHeap<PendingJob>>();
   private readonly finished = new Map<string, number[]>();
+  /** Deliveries held for a disabled webhook, oldest first. */
+  private readonly held = new Map<string, number[]>();
+  private heldTotal = 0;
   private readonly inflight = new Map<number, PendingJob>();
   private order: string[] = [];
   private cursor = 0;
@@ -74,6 +82,9 @@ export class Outbox {
           cancelled: false,
         });
         this.pendingTotal++;
+      } else if (value.status === 'held') {
+        this.heldList(webhookId).push(seq);
+        this.heldTotal++;
       } else {
         this.finishedList(webhookId).push(seq);
       }
@@ -85,32 +96,66 @@ export class Outbox {
     return this.pendingTotal;
   }
 
+  /** Deliveries held for disabled webhooks. */
+  get heldCount(): number {
+    return this.heldTotal;
+  }
+
+  /**
+   * Records a delivery for a disabled webhook without sending it: it is sent, in order,
+   * when the webhook is enabled again (release). Counts against outbox_max_pending.
+   */
+  hold(webhookId: string, event: { id: string; type: EventType }, body: string, now = Date.now()): DeliveryRecord {
+    const seq = this.seq.next();
+    const at = isoWithOffset(new Date(now));
+    if (this.pendingTotal + this.heldTotal >= this.opts.maxPending) return this.refuse(webhookId, seq, event, body, at);
+    const record = this.newRecord(webhookId, seq, event, body, at, 'held', 'webhook disabled: held, sent when it is enabled again');
+    void this.write(record);
+    this.heldList(webhookId).push(seq);
+    this.heldTotal++;
+    return record;
+  }
+
+  /** Queues a webhook's held deliveries for sending, oldest first, each with a fresh retry schedule. */
+  release(webhookId: string, now = Date.now()): number {
+    const seqs = this.held.get(webhookId);
+    if (!seqs || seqs.length === 0) return 0;
+    this.held.delete(webhookId);
+    this.heldTotal -= seqs.length;
+    let n = 0;
+    for (const seq of seqs) {
+      const stored = this.store.deliveries.get([webhookId, seq]);
+      if (!stored || stored.status !== 'held') {
+        this.log.error({ webhook_id: webhookId, delivery_id: seq }, 'held delivery record missing; not replayed');
+        continue;
+      }
+      const job: PendingJob = {
+        seq,
+        webhookId,
+        eventId: stored.event_id,
+        eventType: stored.event_type,
+        createdAt: stored.created_at,
+        due: now,
+        attempts: 0,
+        body: stored.body,
+        committed: true,
+        cancelled: false,
+      };
+      void this.write({ ...stored, status: 'pending', attempts: 0, next_attempt_at: now, updated_at: isoWithOffset(new Date(now)) });
+      this.queue(webhookId).push(job);
+      this.pendingTotal++;
+      n++;
+    }
+    return n;
+  }
+
   /** Queues one delivery (or logs it failed when the outbox is full) and returns its record. */
   enqueue(webhookId: string, event: { id: string; type: EventType }, body: string, now = Date.now()): DeliveryRecord {
     const seq = this.seq.next();
     const createdAt = isoWithOffset(new Date(now));
-    const full = this.pendingTotal >= this.opts.maxPending;
-    const record: DeliveryRecord = {
-      delivery_id: String(seq),
-      webhook_id: webhookId,
-      event_id: event.id,
-      event_type: event.type,
-      status: full ? 'failed' : 'pending',
-      attempts: 0,
-      created_at: createdAt,
-      updated_at: createdAt,
-      next_attempt_at: full ? null : now,
-      last_status_code: null,
-      last_error: full ? `outbox full (${this.opts.maxPending} pending deliveries); not attempted, redeliver by hand` : null,
-      delivered_at: null,
-      body,
-    };
-    if (full) {
-      this.overflowed++;
-      void this.write(record);
-      this.addFinished(webhookId, seq);
-      return record;
-    }
+    const full = this.pendingTotal + this.heldTotal >= this.opts.maxPending;
+    if (full) return this.refuse(webhookId, seq, event, body, createdAt);
+    const record: DeliveryRecord = { ...this.newRecord(webhookId, seq, event, body, createdAt, 'pending', null), next_attempt_at: now };
     const job: PendingJob = {
       seq,
       webhookId,
@@ -186,20 +231,37 @@ export class Outbox {
       return;
     }
     this.pendingTotal--;
+    if (outcome.status === 'held') {
+      const list = this.heldList(job.webhookId);
+      list.push(job.seq);
+      // An in-flight job can finish after younger ones were held: keep the list in order.
+      if (list.length > 1 && list[list.length - 2]! > job.seq) list.sort((a, b) => a - b);
+      this.heldTotal++;
+      return;
+    }
     this.addFinished(job.webhookId, job.seq);
   }
 
-  /** Marks every queued (not in-flight) delivery of a webhook failed, e.g. after 410 Gone. */
-  failQueued(webhookId: string, reason: string, now = Date.now()): number {
+  /** Holds every queued (not in-flight) delivery of a webhook that was disabled (410 Gone, PATCH). */
+  holdQueued(webhookId: string, reason: string, now = Date.now()): number {
     const heap = this.queues.get(webhookId);
     if (!heap) return 0;
-    const jobs = heap.drain();
+    const jobs = heap.drain().sort((a, b) => a.seq - b.seq);
     for (const job of jobs) {
       // finish() expects jobs taken by takeDue; these come straight from the heap.
       this.inflight.set(job.seq, job);
-      this.finish(job, { status: 'failed', statusCode: null, error: reason }, now);
+      this.finish(job, { status: 'held', statusCode: null, error: reason }, now);
     }
     return jobs.length;
+  }
+
+  /** Jobs waiting in a webhook's queue (not in flight). */
+  queuedFor(webhookId: string): number {
+    return this.queues.get(webhookId)?.size ?? 0;
+  }
+
+  heldFor(webhookId: string): number {
+    return this.held.get(webhookId)?.length ?? 0;
   }
 
   /** Forgets a deleted webhook: its queue, its in-flight results and its records on disk. */
@@ -216,6 +278,8 @@ export class Outbox {
       }
     }
     this.finished.delete(webhookId);
+    this.heldTotal -= this.held.get(webhookId)?.length ?? 0;
+    this.held.delete(webhookId);
     const db = this.store.deliveries;
     await db.transaction(() => {
       for (const key of db.getKeys({ start: [webhookId, 0], end: [webhookId, MAX_SEQ] })) void db.remove(key);
@@ -286,11 +350,47 @@ export class Outbox {
   private queue(webhookId: string): MinHeap<PendingJob> {
     let heap = this.queues.get(webhookId);
     if (!heap) {
-      heap = new MinHeap(byDue);
+      heap = new MinHeap(bySeq);
       this.queues.set(webhookId, heap);
       this.order.push(webhookId);
     }
     return heap;
+  }
+
+  private heldList(webhookId: string): number[] {
+    let list = this.held.get(webhookId);
+    if (!list) {
+      list = [];
+      this.held.set(webhookId, list);
+    }
+    return list;
+  }
+
+  private newRecord(webhookId: string, seq: number, event: { id: string; type: EventType }, body: string, at: string, status: DeliveryRecord['status'], error: string | null): DeliveryRecord {
+    return {
+      delivery_id: String(seq),
+      webhook_id: webhookId,
+      event_id: event.id,
+      event_type: event.type,
+      status,
+      attempts: 0,
+      created_at: at,
+      updated_at: at,
+      next_attempt_at: null,
+      last_status_code: null,
+      last_error: error,
+      delivered_at: null,
+      body,
+    };
+  }
+
+  /** The outbox is full: the delivery is logged failed, never attempted. */
+  private refuse(webhookId: string, seq: number, event: { id: string; type: EventType }, body: string, at: string): DeliveryRecord {
+    const record = this.newRecord(webhookId, seq, event, body, at, 'failed', `outbox full (${this.opts.maxPending} pending or held deliveries); not attempted, redeliver by hand`);
+    this.overflowed++;
+    void this.write(record);
+    this.addFinished(webhookId, seq);
+    return record;
   }
 
   private finishedList(webhookId: string): number[] {

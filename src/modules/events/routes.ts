@@ -12,6 +12,7 @@ import {
   DeliveriesQuery,
   DeliveryLogResponse,
   DeliveryParams,
+  PatchWebhookBody,
   DeliverySchema,
   EventSchema,
   RecentQuery,
@@ -159,7 +160,7 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
     {
       schema: {
         tags: TAGS,
-        summary: 'Delivery log of a webhook: pending, delivered and failed deliveries, newest first',
+        summary: 'Delivery log of a webhook: pending, held, delivered and failed deliveries, newest first (status= filters)',
         params: WebhookParams,
         querystring: DeliveriesQuery,
         response: { 200: DeliveryLogResponse, ...errorResponses(400, 404, 503) },
@@ -174,6 +175,7 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
         enabled: w.enabled,
         disabled_reason: w.disabled_reason,
         pending: outbox.pendingFor(w.id),
+        held: outbox.heldFor(w.id),
         deliveries: outbox.list(w.id, req.query.limit, req.query.status).map(publicDelivery),
       };
     },
@@ -203,12 +205,43 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
     },
   );
 
+  app.patch(
+    '/api/v1/events/webhooks/:webhook_id',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Edit a webhook (url, event_types, secret) and enable or disable it; enabling sends what it missed, in order',
+        params: WebhookParams,
+        body: PatchWebhookBody,
+        response: { 200: WebhookSchema, ...errorResponses(400, 404, 415, 503) },
+      },
+    },
+    async (req) => {
+      const w = findWebhook(req.params.webhook_id);
+      const { webhooks } = service.started();
+      const body = req.body;
+      // Validate everything before changing anything, with the same rules as POST.
+      const url = body.url === undefined ? undefined : httpsUrl(body.url);
+      let types: EventType[] | undefined;
+      if (body.event_types !== undefined) {
+        if (body.event_types.length === 0) {
+          throw new BadRequestError('INVALID_EVENT_TYPE', 'event_types: must list at least one event type', { field: 'event_types' });
+        }
+        types = body.event_types.map((t) => eventType(t, 'event_types'));
+      }
+      let record = (await webhooks.update(w.id, { url, event_types: types, secret: body.secret })) ?? w;
+      if (body.enabled === true && !record.enabled) record = (await service.enable(w.id)) ?? record;
+      if (body.enabled === false && record.enabled) record = (await service.disable(w.id)) ?? record;
+      return publicWebhook(record);
+    },
+  );
+
   app.post(
     '/api/v1/events/webhooks/:webhook_id/enable',
     {
       schema: {
         tags: TAGS,
-        summary: 'Re-enable a webhook disabled by 410 Gone (failed deliveries can then be redelivered)',
+        summary: 'Re-enable a webhook disabled by 410 Gone; the deliveries held meanwhile are sent in order',
         params: WebhookParams,
         response: { 200: WebhookSchema, ...errorResponses(404, 503) },
       },

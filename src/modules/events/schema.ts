@@ -25,7 +25,7 @@ export const WebhookSchema = Type.Object({
   url: Type.String({ description: 'HTTPS endpoint' }),
   event_types: Type.Array(Type.String()),
   created_at: Type.String({ description: 'ISO 8601 with UTC offset' }),
-  enabled: Type.Boolean({ description: 'false after the receiver answered 410 Gone; POST .../enable turns it back on.' }),
+  enabled: Type.Boolean({ description: 'false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on.' }),
 });
 
 export const CreateWebhookBody = Type.Object(
@@ -39,6 +39,18 @@ export const CreateWebhookBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const PatchWebhookBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ maxLength: 2048, description: 'New HTTPS URL (held and pending deliveries go to it).' })),
+    event_types: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: 'New non-empty list of event types.' })),
+    secret: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], { description: 'New HMAC key; null removes signing.' }),
+    ),
+    enabled: Type.Optional(Type.Boolean({ description: 'true re-enables and sends the held deliveries in order; false disables (new events are held).' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const WebhookParams = Type.Object({ webhook_id: Type.String({ maxLength: 100 }) });
 export const DeliveryParams = Type.Object({ webhook_id: Type.String({ maxLength: 100 }), delivery_id: Type.String({ maxLength: 40 }) });
 
@@ -49,7 +61,9 @@ export const DeliverySchema = Type.Object({
   webhook_id: Type.String(),
   event_id: Type.String({ description: 'The Event id, sent as X-Event-ID' }),
   event_type: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('held')], {
+    description: 'held: recorded while the webhook was disabled; sent, in order, when it is enabled again.',
+  }),
   attempts: Type.Integer({ description: 'HTTP attempts made so far' }),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -62,7 +76,7 @@ export const DeliverySchema = Type.Object({
 export const DeliveriesQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }),
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('held')])),
   },
   { additionalProperties: false },
 );
@@ -72,6 +86,7 @@ export const DeliveryLogResponse = Type.Object({
   enabled: Type.Boolean(),
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
   pending: Type.Integer({ description: 'Deliveries waiting in the outbox (queued or in flight)' }),
+  held: Type.Integer({ description: 'Deliveries held while the webhook is disabled (sent when it is enabled again)' }),
   deliveries: Type.Array(DeliverySchema, { description: 'Newest first' }),
 });
 

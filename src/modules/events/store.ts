@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Database, RootDatabase } from 'lmdb';
 import { openGuardedLmdb } from '../../core/lmdb-open.js';
 import { StorageGuard } from '../../core/storage-guard.js';
-import type { EventType } from '../../core/event-types.js';
+import type { EventType, VigilEvent } from '../../core/event-types.js';
 
 /** A registered webhook as stored (the secret never leaves the store through the API). */
 export interface WebhookRecord {
@@ -16,7 +16,8 @@ export interface WebhookRecord {
   disabled_at: string | null;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/** held: recorded while the webhook is disabled, sent when it is enabled again (in order). */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'held';
 
 /** One delivery of one event to one webhook: the outbox entry while pending, the log entry after. */
 export interface DeliveryRecord {
@@ -51,6 +52,8 @@ export interface EventsStore {
   webhooks: Database<WebhookRecord, string>;
   deliveries: Database<DeliveryRecord, DeliveryKey>;
   mqtt: Database<MqttQueued, number>;
+  /** The persisted copy of the event history (events.history_size newest). */
+  history: Database<VigilEvent, number>;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,7 @@ export function openEventsStore(dataDir: string, guard: StorageGuard = new Stora
     webhooks: root.openDB<WebhookRecord, string>({ name: 'webhooks' }),
     deliveries: root.openDB<DeliveryRecord, DeliveryKey>({ name: 'deliveries' }),
     mqtt: root.openDB<MqttQueued, number>({ name: 'mqtt_outbox' }),
+    history: root.openDB<VigilEvent, number>({ name: 'history' }),
     close: () => root.close(),
   };
 }

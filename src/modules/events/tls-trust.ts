@@ -6,11 +6,13 @@ const SYSTEM_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/cert
 
 /**
  * The CA list for outgoing TLS: Node's bundled roots, the system bundle (which
- * carries CAs an administrator installed with update-ca-certificates), and an
- * optional extra PEM file. Passing `ca` to Node replaces its defaults, so all
- * three are joined here. Throws with the file name when the extra file cannot be read.
+ * carries CAs an administrator installed with update-ca-certificates), the file in
+ * NODE_EXTRA_CA_CERTS, and an optional extra PEM file. Passing `ca` to Node replaces
+ * its defaults (NODE_EXTRA_CA_CERTS included), so all four are joined here. Throws with
+ * the file name when the extra file cannot be read; an unreadable NODE_EXTRA_CA_CERTS is
+ * skipped, as Node itself does (it only warns).
  */
-export function trustedCAs(extraCaFile: string): string[] {
+export function trustedCAs(extraCaFile: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const cas = [...rootCertificates];
   for (const bundle of SYSTEM_BUNDLES) {
     if (existsSync(bundle)) {
@@ -20,6 +22,14 @@ export function trustedCAs(extraCaFile: string): string[] {
         // an unreadable system bundle leaves Node's own roots
       }
       break;
+    }
+  }
+  const nodeExtra = env.NODE_EXTRA_CA_CERTS;
+  if (nodeExtra) {
+    try {
+      cas.push(readFileSync(nodeExtra, 'utf8'));
+    } catch {
+      // Node warns about it at start-up already
     }
   }
   if (extraCaFile) {

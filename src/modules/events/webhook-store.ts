@@ -46,13 +46,6 @@ export class WebhookStore {
     return [...this.byId.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
   }
 
-  /** Enabled webhooks subscribed to `type`. */
-  subscribers(type: EventType): WebhookRecord[] {
-    const out: WebhookRecord[] = [];
-    for (const w of this.byId.values()) if (w.enabled && w.event_types.includes(type)) out.push(w);
-    return out;
-  }
-
   async remove(id: string): Promise<boolean> {
     if (!this.byId.delete(id)) return false;
     await this.store.webhooks.remove(id);
@@ -68,6 +61,28 @@ export class WebhookStore {
     this.byId.set(id, next);
     await this.store.webhooks.put(id, next);
     return next;
+  }
+
+  /** Replaces url, event types or secret (validated by the route); unknown id: undefined. */
+  async update(id: string, patch: { url?: string; event_types?: EventType[]; secret?: string | null }): Promise<WebhookRecord | undefined> {
+    const current = this.byId.get(id);
+    if (!current) return undefined;
+    const next: WebhookRecord = {
+      ...current,
+      ...(patch.url !== undefined ? { url: patch.url } : {}),
+      ...(patch.event_types !== undefined ? { event_types: [...new Set(patch.event_types)] } : {}),
+      ...(patch.secret !== undefined ? { secret: patch.secret } : {}),
+    };
+    await this.store.webhooks.put(id, next);
+    this.byId.set(id, next);
+    return next;
+  }
+
+  /** Webhooks subscribed to `type`, enabled or not (a disabled one holds its deliveries). */
+  allSubscribers(type: EventType): WebhookRecord[] {
+    const out: WebhookRecord[] = [];
+    for (const w of this.byId.values()) if (w.event_types.includes(type)) out.push(w);
+    return out;
   }
 
   get size(): number {

@@ -31,6 +31,17 @@ export interface CameraView {
   loop: boolean;
 }
 
+export interface CameraStats {
+  camera_id: string;
+  status: CameraStatus;
+  frames: number;
+  fps: number;
+  processed_fps: number;
+  dropped: number;
+  restarts: number;
+  rules: RuleView[];
+}
+
 export interface RuleView {
   rule: CountingRule;
   counts: LineCounts | ZoneCounts;
@@ -380,6 +391,21 @@ export class CameraManager {
       decoder: c.stream.decoder(),
       loop: c.stored.loop,
     };
+  }
+
+  /** Per-camera figures and rule counts, read by the metrics scrape and the MQTT statistics. */
+  stats(): CameraStats[] {
+    const now = Date.now();
+    return [...this.cameras.values()].map((c) => ({
+      camera_id: c.stored.camera_id,
+      status: c.stream.status,
+      frames: c.stream.frameCount,
+      fps: c.stream.fps(now),
+      processed_fps: c.stream.isRunning ? c.processed.rate(now) : 0,
+      dropped: c.pipeline.dropped,
+      restarts: c.stream.restarts,
+      rules: c.counting.rules().map((rule) => ({ rule, counts: c.counting.countsOf(rule.rule_id)! })),
+    }));
   }
 
   /**

@@ -41,6 +41,8 @@ export class CameraPipeline {
   private lastErrorAt = 0;
   /** The newest frame's detection -> tracking -> counting chain (end of stream waits for it). */
   private pending: Promise<void> = Promise.resolve();
+  /** Frames skipped because a newer frame of this camera superseded them before detection (metrics). */
+  dropped = 0;
 
   constructor(private readonly d: PipelineDeps) {}
 
@@ -54,7 +56,11 @@ export class CameraPipeline {
     this.pending = person
       .detectForCamera(cameraId, frame)
       .then((detections) => {
-        if (!detections || this.closed) return;
+        if (this.closed) return;
+        if (!detections) {
+          this.dropped++;
+          return;
+        }
         const { tracks, removed } = person.trackerFor(cameraId).update(detections);
         this.d.processed.tick(Date.now());
         this.publish(this.d.counting.process(tracks, removed, frame.width, frame.height));

@@ -5,9 +5,10 @@ import { ModuleDisabledError } from '../../core/errors.js';
 import { CameraManager } from './camera-manager.js';
 import type { FrameConsumer } from './camera-pipeline.js';
 import { FaceOnFrames, watchlistSearch } from './face-on-frames.js';
-import { VideoMqttState } from './counts-mqtt.js';
+import { VideoMqttState, wireVideoMqtt } from './counts-mqtt.js';
 import { ffmpegPath, probeFfmpeg } from './ffmpeg-binary.js';
 import { videoRoutes } from './routes.js';
+import { registerVideoMetrics } from './video-metrics.js';
 import { VideoStore, videoStoreDir } from './video-store.js';
 
 declare module 'fastify' {
@@ -53,6 +54,8 @@ export default fp(
     const mqttState = new VideoMqttState(app.hasDecorator('mqtt') ? app.mqtt : undefined);
     const manager = new CameraManager({ config, profile, log: log.child({ module: 'video' }), bus, store, person, consumers, mqttState });
     app.decorate('cameraManager', manager);
+    registerVideoMetrics(app.vigil.metrics, manager);
+    if (app.hasDecorator('mqtt')) wireVideoMqtt(app.mqtt, manager);
     let started = false;
 
     lifecycle.add({
@@ -91,8 +94,10 @@ export default fp(
       if (manager.ffmpegError) return { ok: false, detail: manager.ffmpegError };
       const s = manager.summary();
       const problems = s.problems.length ? `; not running: ${s.problems.join('; ')}` : '';
-      // Degraded while any camera is down (failed or restarting): see docs/video.md, "Health".
-      return { ok: s.down === 0, detail: `${s.running}/${s.total} camera(s) running${s.down ? `, ${s.down} down` : ''}${problems}` };
+      const detail = `${s.running}/${s.total} camera(s) running${s.down ? `, ${s.down} down` : ''}${problems}`;
+      // A camera down (failed or restarting) makes the module degraded and the box unhealthy
+      // (docs/video.md, "Health"); the other cameras keep working. An ended file is not down.
+      return { ok: s.down === 0, detail, ...(s.problems.length ? { degraded: `not running: ${s.problems.join('; ')}` } : {}) };
     });
 
     await app.register(async (scope) => videoRoutes(scope, () => manager, trackingState));
