@@ -21,7 +21,8 @@ import type { VigilConfig } from '../src/config/schema.js';
 import { cosine } from '../src/modules/face/face-recognizer.js';
 import { RECOGNIZER_MODELS } from '../src/modules/face/model-names.js';
 import { FAR_TABLE, IMPOSTOR_FITS, ScoreCalibration, type ImpostorFit } from '../src/modules/face/score-calibration.js';
-import { clopperPearson, impostorFit, rng, tailThresholds, thresholdSpread } from './lib/far-stats.js';
+import { clopperPearson, impostorFit, tailThresholds, thresholdSpread } from './lib/far-stats.js';
+import { freshSeed, seededRandom } from './lib/seeded.js';
 import { facePairs, labelledFaces, type LabelledFace } from './lib/face-pairs.js';
 import { machineLine } from './lib/stats.js';
 
@@ -29,7 +30,7 @@ const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-const seed = Number(arg('--seed') ?? Math.floor(Math.random() * 2 ** 31));
+const seed = Number(arg('--seed') ?? freshSeed());
 const detector = (arg('--detector') ?? 'scrfd_500m') as VigilConfig['face']['detector'];
 const TAIL_SHARE = Number(arg('--tail') ?? 0.03);
 const SPLITS = 20;
@@ -96,7 +97,7 @@ function heldOut(rec: string, random: () => number): void {
   console.log();
 }
 
-const random = rng(seed);
+const random = seededRandom(seed);
 const fits: Record<string, ImpostorFit> = {};
 for (const rec of recognizers) {
   const { genuine, impostor } = facePairs(faces, (a, b) => cosine(a.emb[rec]!, b.emb[rec]!));

@@ -12,17 +12,8 @@ export interface FaceGeom {
   kps: Pt[];
 }
 
-/** A seeded PRNG (mulberry32): the suite prints its seed and --seed replays a run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The suite's seeded PRNG (prints its seed; --seed replays a run). */
+export { seededRandom as rng } from './seeded.js';
 
 function sample(img: RgbImage, x: number, y: number, out: Buffer, o: number): void {
   const { width: w, height: h, data } = img;

@@ -82,15 +82,3 @@ export function impostorFit(scores: number[], tailShare: number, measuredOn: str
 }
 
 const round = (v: number, d = 4) => Number(v.toFixed(d));
-
-/** Seeded PRNG (mulberry32): a fresh seed each run, printed so a run can be replayed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
