@@ -177,15 +177,5 @@ export interface WatchlistMember {
   updated_at: string;
 }
 
-export const EVENT_TYPES = [
-  'face_detected',
-  'face_matched',
-  'watchlist_alert',
-  'liveness_passed',
-  'liveness_failed',
-  'document_scanned',
-  'person_entered',
-  'person_exited',
-  'line_crossed',
-  'system_error',
-] as const;
+// The daemon's own list (a pure module, bundled into the page), so the two cannot drift apart.
+export { EVENT_TYPES } from '../core/event-types.js';
