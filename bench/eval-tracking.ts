@@ -12,6 +12,7 @@
  *
  * --amodal: count the truth on the boxes as annotated, also where they reach outside the picture.
  * --wide: the scenes placed into a 1920x1080 frame (small people, bench/lib/scenes.ts).
+ * --input N: the detector's input long side (person.detector_input: frames fed at their own aspect, default 416); 0: the model's 416 square, letterboxed.
  * --tiles N: frames delivered N times the detector input, detected as N x N tiles (bench/lib/detection-cache.ts).
  * --step N: the tracker sees every Nth frame (a camera processed below its source rate).
  * Detections are cached per frame under bench/out/cache (deterministic; see detection-cache.ts).
@@ -23,19 +24,19 @@ import { ModelRegistry } from '../src/runtime/model-registry.js';
 import { readProfile } from '../src/runtime/hw-profile.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { PERSON_MODEL } from '../src/modules/person/person-service.js';
-import { YoloxPersonDetector } from '../src/modules/person/yolox-detector.js';
 import { ByteTracker, defaultTrackerSettings } from '../src/modules/person/bytetrack.js';
 import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { CameraCounting } from '../src/modules/video/counting/camera-counting.js';
 import { makeLine, makeZone, type LineCounts } from '../src/modules/video/counting/rules.js';
 import { dropIgnored, evaluateMot, readMot, type MotBox } from './lib/mot-metrics.js';
 import { truthCounts } from './lib/line-counts.js';
-import { detectAll, type DetectedFrame } from './lib/detection-cache.js';
+import { detectAll, openDetector, type DetectedFrame } from './lib/detection-cache.js';
 import { randomLines, randomZones, type LineSpec, type ZoneSpec } from './lib/random-rules.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
 import { pct, scoreLines, scoreZones } from './lib/count-metrics.js';
 import { machineLine } from './lib/stats.js';
+import { sceneHash } from './lib/scene-hash.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -56,6 +57,7 @@ const { values: opts } = parseArgs({
     smooth: { type: 'string' },
     amodal: { type: 'boolean', default: false },
     tiles: { type: 'string', default: '1' },
+    input: { type: 'string', default: '416' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -69,9 +71,7 @@ const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
 const CACHE = join(root, 'bench', 'out', 'cache');
 const registry = new ModelRegistry(join(root, 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
 // As the daemon loads it: in the registry's inference worker, person.detector_threads 1.
-const model = await registry.load(PERSON_MODEL, { intraOpThreads: 1 });
-if (!model) throw new Error(`person detector unavailable: ${registry.status(PERSON_MODEL)?.reason}`);
-const detector = new YoloxPersonDetector(model);
+const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), Number(opts.input));
 const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
 
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
@@ -102,7 +102,7 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
 
 console.log(machineLine());
 console.log(`seed ${seed} (--seed ${seed} replays) | ${nLines} random lines + ${nZones} random zones per scene | ${opts.wide ? 'scenes placed in 1920x1080' : 'scenes as recorded'} | every ${step === 1 ? '' : `${step}th `}frame`);
-console.log(`detector ${PERSON_MODEL} ${detector.inputSize}x${detector.inputSize}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`);
+console.log(`detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`);
 console.log('');
 const rows: string[] = [];
 const motRows: string[] = [];
@@ -110,10 +110,10 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const place = placeScene(ff.path, TESTDATA, scene, opts.wide, CACHE);
   const region = { x: place.ox / place.frameW, y: place.oy / place.frameH, w: scene.width / place.frameW, h: scene.height / place.frameH };
   // One stream of random numbers per scene, so adding a scene leaves the others' lines alone.
-  const rand = seededRandom(seed ^ hash(scene.name));
+  const rand = seededRandom(seed ^ sceneHash(scene.name));
   const lines = randomLines(rand, nLines, region);
   const zones = randomZones(rand, nZones, region);
-  const { frames, msPerFrame } = await detectAll(ff, detector, join(root, 'models', `${PERSON_MODEL}_416.onnx`), place.file, CACHE, LOW_SCORE, Number(opts.tiles));
+  const { frames, msPerFrame } = await detectAll(ff, detector, modelFile, place.file, CACHE, LOW_SCORE, Number(opts.tiles));
   const gt = readMot(join(TESTDATA, scene.gt));
   // Counting truth: boxes cut to the picture (bench/lib/scenes.ts); MOT scoring: the boxes as annotated.
   const gtBoxes = placeBoxes(gt.boxes, place, scene, !opts.amodal);
@@ -154,9 +154,3 @@ console.log('| scene | frames | MOTA | IDF1 | precision | recall | ID sw | ids g
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of motRows) console.log(r);
 await registry.close();
-
-function hash(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-}

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nms, type Detection, type RgbFrame, type YoloxPersonDetector } from '../../src/modules/person/yolox-detector.js';
+import { nms, YoloxPersonDetector, type Detection, type RgbFrame } from '../../src/modules/person/yolox-detector.js';
+
+import { PERSON_MODEL } from '../../src/modules/person/person-service.js';
+import type { ModelRegistry } from '../../src/runtime/model-registry.js';
 import type { FfmpegInfo } from '../../src/modules/video/ffmpeg-binary.js';
 import { PpmStreamParser, type RawFrame } from '../../src/modules/video/ppm-stream.js';
 import { fileStreamArgs } from './file-stream.js';
@@ -10,6 +13,18 @@ export interface DetectedFrame {
   width: number;
   height: number;
   dets: Detection[];
+}
+
+/**
+ * The person detector as the daemon opens it (one intra-op thread, person.detector_threads):
+ * with `input` > 0 (person.detector_input) the weights with free spatial dims, each frame fed
+ * at its own aspect with `input` as the long side; with 0 the MANIFEST's fixed 416 square.
+ */
+export async function openDetector(registry: ModelRegistry, modelsDir: string, input: number): Promise<{ detector: YoloxPersonDetector; file: string }> {
+  const file = join(modelsDir, `${PERSON_MODEL}_416.onnx`);
+  const model = await registry.load(PERSON_MODEL, { intraOpThreads: 1, freeInputDims: input > 0 });
+  if (!model) throw new Error(`person detector unavailable: ${registry.status(PERSON_MODEL)?.reason}`);
+  return { detector: new YoloxPersonDetector(model, input > 0 ? { longSide: input } : undefined), file };
 }
 
 /** Every frame of a file through the camera argv and the PPM parser, with backpressure. */
@@ -41,7 +56,7 @@ export async function detectAll(
 ): Promise<{ frames: DetectedFrame[]; msPerFrame: number | null }> {
   const v = statSync(file);
   const m = statSync(modelFile);
-  const tag = `${file.replace(/[^A-Za-z0-9]+/g, '_').slice(-80)}-${v.size}-${Math.round(v.mtimeMs)}-${m.size}-${detector.inputSize}-${minScore}${tiles > 1 ? `-tiles${tiles}` : ''}`;
+  const tag = `${file.replace(/[^A-Za-z0-9]+/g, '_').slice(-80)}-${v.size}-${Math.round(v.mtimeMs)}-${m.size}-${detector.inputSize}${detector.shapedToFrame ? 'shaped' : ''}-${minScore}${tiles > 1 ? `-tiles${tiles}` : ''}`;
   mkdirSync(cacheDir, { recursive: true });
   const path = join(cacheDir, `det-${tag}.json`);
   if (existsSync(path)) return { frames: JSON.parse(readFileSync(path, 'utf8')) as DetectedFrame[], msPerFrame: null };

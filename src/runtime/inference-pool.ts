@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { HwProfile } from './hw-profile.js';
-import { InferenceWorker, type WorkerModel } from './inference-worker.js';
+import { InferenceWorker, type OpenTuning, type WorkerModel } from './inference-worker.js';
 
 export interface InferenceLayout {
   /** CPU cores of the box (os.availableParallelism). */
@@ -73,7 +73,7 @@ export class InferencePool {
   }
 
   /** Opens the model in every worker; the returned model's runs are spread over them. */
-  async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: { intraOpThreads?: number } = {}): Promise<WorkerModel> {
+  async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: OpenTuning = {}): Promise<WorkerModel> {
     const models = await Promise.all(this.workers.map((w) => w.open(key, file, profile, deviceId, tuning)));
     const first = models[0]!;
     return {

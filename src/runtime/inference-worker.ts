@@ -27,7 +27,7 @@ export interface WireTensor {
 }
 
 export type WorkerRequest =
-  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number }
+  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number; freeInputDims?: boolean }
   | { op: 'run'; id: number; key: string; feeds: WireTensor[]; reduce?: LastAxisReduction }
   | { op: 'close'; id: number };
 
@@ -40,11 +40,18 @@ export type TensorData = Record<string, { data: WireTensor['data']; dims: readon
 /** What a run returns: TensorData plus each output's element type. */
 export type TensorMap = Record<string, { type: WireType; data: WireTensor['data']; dims: readonly number[] }>;
 
-interface OpenSpec {
+/** How a model's session is opened beyond its file. */
+export interface OpenTuning {
+  /** onnxruntime intra-op threads. */
+  intraOpThreads?: number;
+  /** Input height and width made free (free-input-dims.ts): the person detector fed at the frame's aspect. */
+  freeInputDims?: boolean;
+}
+
+interface OpenSpec extends OpenTuning {
   file: string;
   profile: HwProfile;
   deviceId: number;
-  intraOpThreads?: number;
 }
 
 /** A session living in the worker: same names as an InferenceSession, run() off the main thread. */
@@ -148,8 +155,14 @@ export class InferenceWorker {
   }
 
   /** Creates the session in the worker (the file was already checked and warmed by the ModelRegistry). */
-  async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: { intraOpThreads?: number } = {}): Promise<WorkerModel> {
-    const spec: OpenSpec = { file, profile, deviceId, ...(tuning.intraOpThreads ? { intraOpThreads: tuning.intraOpThreads } : {}) };
+  async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: OpenTuning = {}): Promise<WorkerModel> {
+    const spec: OpenSpec = {
+      file,
+      profile,
+      deviceId,
+      ...(tuning.intraOpThreads ? { intraOpThreads: tuning.intraOpThreads } : {}),
+      ...(tuning.freeInputDims ? { freeInputDims: true } : {}),
+    };
     this.specs.set(key, spec);
     const reply = this.request({ op: 'open', id: this.nextId++, key, ...spec });
     void this.track(key, reply);

@@ -6,7 +6,7 @@ import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
 import { modelManifest, type ManifestEntry } from './model-manifest.js';
 import { inferenceLayout, InferencePool, type InferenceLayout, type InferenceObserver } from './inference-pool.js';
-import type { WireTensor, WorkerModel } from './inference-worker.js';
+import type { OpenTuning, WireTensor, WorkerModel } from './inference-worker.js';
 
 export interface ModelStatus {
   name: string;
@@ -69,17 +69,17 @@ export class ModelRegistry {
   }
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */
-  load(name: string, options: { file?: string; intraOpThreads?: number } = {}): Promise<LoadedModel | undefined> {
+  load(name: string, options: { file?: string } & OpenTuning = {}): Promise<LoadedModel | undefined> {
     let p = this.loading.get(name);
     if (!p) {
-      p = this.doLoad(name, options.file, options.intraOpThreads);
+      p = this.doLoad(name, options.file, options);
       this.loading.set(name, p);
     }
     return p;
   }
 
   /** `customFile` is an operator-supplied model (person.model_path): its sha256 cannot be checked. */
-  private async doLoad(name: string, customFile?: string, intraOpThreads?: number): Promise<LoadedModel | undefined> {
+  private async doLoad(name: string, customFile: string | undefined, tuning: OpenTuning): Promise<LoadedModel | undefined> {
     const entry = modelManifest().get(name);
     if (!entry) throw new Error(`model ${name} is not in models/manifest.json`);
     const defaultFile = join(this.modelsDir, entry.file);
@@ -100,7 +100,10 @@ export class ModelRegistry {
     }
     const t0 = performance.now();
     try {
-      const runner = await this.pool.open(name, file, this.profile, this.deviceId, { intraOpThreads: intraOpThreads || this.layout.intraOpThreads });
+      const runner = await this.pool.open(name, file, this.profile, this.deviceId, {
+        intraOpThreads: tuning.intraOpThreads || this.layout.intraOpThreads,
+        ...(tuning.freeInputDims ? { freeInputDims: true } : {}),
+      });
       const { provider, fallback_reason } = runner;
       status.load_ms = Math.round(performance.now() - t0);
       const t1 = performance.now();

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 import { rewriteForCpu } from './cpu-graph-rewrite.js';
+import { freeSpatialInputDims } from './free-input-dims.js';
 
 export interface SessionResult {
   session: ort.InferenceSession;
@@ -19,6 +20,8 @@ export interface SessionOptions {
   deviceId: number;
   /** onnxruntime intra-op threads (the pool's share of the cores, or a per-model setting); unset lets onnxruntime pick. */
   intraOpThreads?: number;
+  /** Open the model with its input's height and width free (free-input-dims.ts): a fully-convolutional detector fed at other sizes. */
+  freeInputDims?: boolean;
 }
 
 function providerList(names: string[], deviceId: number): ort.InferenceSession.ExecutionProviderConfig[] {
@@ -26,8 +29,13 @@ function providerList(names: string[], deviceId: number): ort.InferenceSession.E
 }
 
 /** The model as the CPU provider should get it (cpu-graph-rewrite.ts). */
-async function cpuModel(file: string): Promise<Uint8Array> {
-  return rewriteForCpu(await readFile(file)).bytes;
+async function cpuModel(file: string, freeInputDims = false): Promise<Uint8Array> {
+  return rewriteForCpu(await modelBytes(file, freeInputDims)).bytes;
+}
+
+async function modelBytes(file: string, freeInputDims: boolean): Promise<Uint8Array> {
+  const bytes = await readFile(file);
+  return freeInputDims ? freeSpatialInputDims(bytes) : bytes;
 }
 
 /**
@@ -50,13 +58,14 @@ export async function createSession(file: string, options: SessionOptions): Prom
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
   if (preferred.length === 1 && preferred[0] === 'cpu') {
-    return { session: await ort.InferenceSession.create(await cpuModel(file), { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
+    return { session: await ort.InferenceSession.create(await cpuModel(file, options.freeInputDims), { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
   }
   try {
-    const session = await ort.InferenceSession.create(file, { ...base, executionProviders: providerList(preferred, options.deviceId) });
+    const gpu = { ...base, executionProviders: providerList(preferred, options.deviceId) };
+    const session = options.freeInputDims ? await ort.InferenceSession.create(await modelBytes(file, true), gpu) : await ort.InferenceSession.create(file, gpu);
     return { session, provider: preferred[0] ?? 'cpu' };
   } catch (err) {
-    const session = await ort.InferenceSession.create(await cpuModel(file), { ...base, executionProviders: ['cpu'] });
+    const session = await ort.InferenceSession.create(await cpuModel(file, options.freeInputDims), { ...base, executionProviders: ['cpu'] });
     return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
   }
 }

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import pino from 'pino';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
-import { ModelRegistry } from '../../src/runtime/model-registry.js';
+import { ModelRegistry, type LoadedModel } from '../../src/runtime/model-registry.js';
 import { readProfile } from '../../src/runtime/hw-profile.js';
 import { packageRoot } from '../../src/core/package-root.js';
 import { decodePersons, fillLetterbox, iou, nms, YoloxPersonDetector } from '../../src/modules/person/yolox-detector.js';
@@ -27,13 +27,35 @@ function frameAt(video: string, index: number) {
 describe('YOLOX person detector', () => {
   let registry: ModelRegistry;
   let detector: YoloxPersonDetector;
+  let shapedRegistry: ModelRegistry;
+  let shapedModel: LoadedModel;
   before(async () => {
     registry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
     const model = await registry.load(PERSON_MODEL);
     assert.ok(model, registry.status(PERSON_MODEL)?.reason);
     detector = new YoloxPersonDetector(model);
+    shapedRegistry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }), 1);
+    const free = await shapedRegistry.load(PERSON_MODEL, { freeInputDims: true });
+    assert.ok(free, shapedRegistry.status(PERSON_MODEL)?.reason);
+    shapedModel = free;
   });
-  after(async () => registry.close());
+  after(async () => {
+    await registry.close();
+    await shapedRegistry.close();
+  });
+
+  // Guards person.detector_input: the input shaped to the frame (free dims) must find what the square finds, and more pixels must not lose anyone.
+  it('shaped to the frame (416x320 for 4:3, or a 640 long side) finds the people the 416 square finds', async () => {
+    const frame = frameAt(testdata('video', 'PETS09-S2L1', 'vtest.avi'), 0);
+    const square = (await detector.detect(frame, 0.1)).filter((d) => d.score >= 0.5);
+    const shaped = new YoloxPersonDetector(shapedModel, { longSide: 416 });
+    assert.equal(shaped.shapedToFrame, true);
+    for (const d of [shaped, new YoloxPersonDetector(shapedModel, { longSide: 640 })]) {
+      const got = (await d.detect(frame, 0.1)).filter((x) => x.score >= 0.5);
+      for (const s of square) assert.ok(Math.max(...got.map((g) => iou(g, s))) >= 0.7, `long side ${d.inputSize}: lost the person at ${s.x1.toFixed(0)},${s.y1.toFixed(0)}`);
+    }
+    assert.throws(() => new YoloxPersonDetector(shapedModel, { longSide: 400 }), /multiple of 32/);
+  });
 
   it('finds the annotated people of PETS09-S2L1 frame 1 (gt.txt)', async () => {
     const frame = frameAt(testdata('video', 'PETS09-S2L1', 'vtest.avi'), 0);
@@ -66,12 +88,12 @@ describe('YOLOX person detector', () => {
 
   it('letterbox: BGR planes, top-left, padded with 114', () => {
     const out = new Float32Array(3 * 4 * 4);
-    fillLetterbox({ data: Buffer.from([10, 20, 30, 40, 50, 60]), width: 2, height: 1 }, 4, out);
+    fillLetterbox({ data: Buffer.from([10, 20, 30, 40, 50, 60]), width: 2, height: 1 }, 4, 4, out);
     assert.deepEqual([out[0], out[16], out[32]], [30, 20, 10]);
     assert.deepEqual([out[1], out[17], out[33]], [60, 50, 40]);
     assert.equal(out[2], 114);
     assert.equal(out[47], 114);
-    assert.throws(() => fillLetterbox({ data: Buffer.alloc(75), width: 5, height: 5 }, 4, out));
+    assert.throws(() => fillLetterbox({ data: Buffer.alloc(75), width: 5, height: 5 }, 4, 4, out));
   });
 
   it('decodes the raw head: grid offsets, exp sizes, score = obj x person, scale undone, NMS', () => {
@@ -83,12 +105,12 @@ describe('YOLOX person detector', () => {
     raw.set([0.5, 0.5, 1, Math.log(2), 0.9, 0.8], a * 85);
     // a duplicate one cell over with a lower score is suppressed
     raw.set([-0.5, 0.5, 1, Math.log(2), 0.9, 0.6], (a + 1) * 85);
-    const d = decodePersons(raw, size, 0.5, 1000, 1000, 0.1);
+    const d = decodePersons(raw, size, size, 0.5, 1000, 1000, 0.1);
     assert.equal(d.length, 1);
     assert.ok(Math.abs(d[0]!.score - 0.72) < 1e-6);
     assert.ok(Math.abs(d[0]!.x1 - (20 - (Math.E * 8) / 2) / 0.5) < 1e-3);
     assert.ok(Math.abs(d[0]!.y2 - (12 + 8) / 0.5) < 1e-3);
-    assert.throws(() => decodePersons(new Float32Array(85), size, 1, 10, 10, 0.1), /anchors/);
+    assert.throws(() => decodePersons(new Float32Array(85), size, size, 1, 10, 10, 0.1), /anchors/);
     assert.equal(nms([{ x1: 0, y1: 0, x2: 10, y2: 10, score: 0.5 }, { x1: 1, y1: 1, x2: 10, y2: 10, score: 0.9 }], 0.45).length, 1);
   });
 });

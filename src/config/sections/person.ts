@@ -11,6 +11,14 @@ export const PersonSection = Type.Object(
       description:
         "Person detection score threshold: detections at or above it start and carry tracks (ByteTrack's high threshold); weaker ones down to 0.1 only keep existing tracks alive through occlusion.",
     }),
+    detector_input: Type.Integer({
+      default: 416,
+      minimum: 0,
+      maximum: 1280,
+      multipleOf: 32,
+      description:
+        "Long side, in pixels, of the person detector's input. Frames are scaled to fit and fed at their own aspect, each side rounded up to a multiple of 32 (a 16:9 camera at 416 runs on 416x256, not a 416x416 square mostly padding). Larger finds smaller, farther people at a detector cost growing with the pixel count (docs/video.md, docs/benchmarks.md). 0: the model file's own fixed square input, letterboxed (needed for a person.model_path that cannot run at other sizes).",
+    }),
     track_buffer_frames: Type.Integer({
       default: 30,
       minimum: 1,

@@ -27,7 +27,8 @@ export class PersonService {
   attach(): void {
     const model = this.models.tryGet(PERSON_MODEL);
     if (!model) return;
-    const detector = new YoloxPersonDetector(model);
+    const longSide = this.config.person.detector_input;
+    const detector = new YoloxPersonDetector(model, longSide > 0 ? { longSide } : undefined);
     this.detector = detector;
     this.scheduler = new DetectionScheduler((frame) => detector.detect(frame, LOW_SCORE), this.config.person.detector_concurrency);
   }
@@ -42,9 +43,10 @@ export class PersonService {
     return this.models.status(PERSON_MODEL)?.reason ?? 'the person detector has not loaded';
   }
 
-  /** The detector's input box: frames are scaled to fit inside it. */
+  /** The detector's input box (its long side): frames are scaled to fit inside it. */
   inputSize(): number {
-    return this.detector?.inputSize ?? Number(this.models.tryGet(PERSON_MODEL)?.entry.inputs[0]?.shape[2] ?? 416);
+    const longSide = this.config.person.detector_input;
+    return this.detector?.inputSize ?? (longSide > 0 ? longSide : Number(this.models.tryGet(PERSON_MODEL)?.entry.inputs[0]?.shape[2] ?? 416));
   }
 
   /** Latest-frame-wins detection for one camera; null when the frame was superseded or detection is off. */

@@ -27,7 +27,12 @@ export default fp(
     lifecycle.add({
       name: 'person-models',
       start: async () => {
-        await models.load(PERSON_MODEL, { file: config.person.model_path, intraOpThreads: config.person.detector_threads });
+        await models.load(PERSON_MODEL, {
+          file: config.person.model_path,
+          intraOpThreads: config.person.detector_threads,
+          // person.detector_input > 0 feeds frames at their own aspect: the session needs free spatial dims.
+          freeInputDims: config.person.detector_input > 0,
+        });
         service.attach();
       },
       stop: () => service.close(),

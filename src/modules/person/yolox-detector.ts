@@ -24,18 +24,18 @@ const PERSON_CLASS = 0;
 const CHANNELS = 85;
 
 /**
- * Writes an RGB frame that already fits in size x size into the YOLOX input the
+ * Writes an RGB frame that already fits in inW x inH into the YOLOX input the
  * MANIFEST prescribes: pasted top-left on a canvas of 114, BGR, raw 0..255, NCHW.
  * One pass over the pixels into a reused buffer.
  */
-export function fillLetterbox(frame: RgbFrame, size: number, out: Float32Array): void {
+export function fillLetterbox(frame: RgbFrame, inW: number, inH: number, out: Float32Array): void {
   const { width: w, height: h, data } = frame;
-  if (w > size || h > size) throw new Error(`frame ${w}x${h} does not fit the ${size}x${size} detector input`);
-  const plane = size * size;
+  if (w > inW || h > inH) throw new Error(`frame ${w}x${h} does not fit the ${inW}x${inH} detector input`);
+  const plane = inW * inH;
   out.fill(PAD);
   for (let y = 0; y < h; y++) {
     let src = y * w * 3;
-    let dst = y * size;
+    let dst = y * inW;
     for (let x = 0; x < w; x++, src += 3, dst++) {
       out[dst] = data[src + 2]!; // B
       out[plane + dst] = data[src + 1]!; // G
@@ -46,12 +46,13 @@ export function fillLetterbox(frame: RgbFrame, size: number, out: Float32Array):
 
 /**
  * Decodes YOLOX's raw head output [1, N, 85] (grids of strides 8/16/32, row-major,
- * sigmoid already applied in the graph) into person boxes at or above minScore,
+ * sigmoid already applied in the graph; inW x inH the input's size) into person boxes at or above minScore,
  * divided by the letterbox scale and clipped to the frame.
  */
 export function decodePersons(
   output: Float32Array,
-  inputSize: number,
+  inW: number,
+  inH: number,
   scale: number,
   frameW: number,
   frameH: number,
@@ -60,9 +61,8 @@ export function decodePersons(
   const out: Detection[] = [];
   let a = 0;
   for (const s of STRIDES) {
-    const g = inputSize / s;
-    for (let gy = 0; gy < g; gy++) {
-      for (let gx = 0; gx < g; gx++, a++) {
+    for (let gy = 0; gy < inH / s; gy++) {
+      for (let gx = 0; gx < inW / s; gx++, a++) {
         const o = a * CHANNELS;
         const score = output[o + 4]! * output[o + 5 + PERSON_CLASS]!;
         if (score < minScore) continue;
@@ -107,21 +107,36 @@ export function nms(dets: Detection[], threshold: number): Detection[] {
   return keep;
 }
 
+/** YOLOX's largest stride: its input sides must be multiples of it. */
+export const YOLOX_STRIDE = 32;
+
 /**
  * YOLOX-nano person detector over the registry's model, whose sessions live in the inference
  * pool's worker threads (one per worker; a run goes to whichever is free, the input buffer is
- * transferred there, not copied). Camera
- * frames arrive already scaled into the input box by ffmpeg; anything larger (an
- * uploaded image, a bench frame) is resized with sharp first.
+ * transferred there, not copied). Camera frames arrive already scaled by ffmpeg into the
+ * `inputSize` box; anything larger (an uploaded image, a bench frame) is resized with sharp first.
+ *
+ * With a fixed-shape model (the MANIFEST's 416x416) every frame is letterboxed into the square.
+ * When the session's model has free spatial dims (freeYoloxInputDims, yolox-input-shape.ts; the network is fully
+ * convolutional), the input is shaped to the frame instead: its sides rounded up to a
+ * multiple of 32, so a 16:9 frame scaled to a 416 long side runs on 416x256, not 416x416,
+ * and `inputSize` (the long side) may differ from the file's 416.
  */
 export class YoloxPersonDetector {
   readonly inputSize: number;
+  /** Whether the input follows the frame's shape (free spatial dims) or is the model's fixed square. */
+  readonly shapedToFrame: boolean;
   private readonly inputName: string;
   private readonly outputName: string;
 
-  constructor(private readonly model: LoadedModel) {
-    const shape = model.entry.inputs[0]?.shape ?? [];
-    this.inputSize = Number(shape[2] ?? 416);
+  /** `shaped`: the session was opened on the model with free spatial dims (freeYoloxInputDims); its frames' long side. */
+  constructor(
+    private readonly model: LoadedModel,
+    shaped?: { longSide: number },
+  ) {
+    this.shapedToFrame = shaped !== undefined;
+    this.inputSize = shaped ? shaped.longSide : Number(model.entry.inputs[0]?.shape[2] ?? 416);
+    if (this.inputSize % YOLOX_STRIDE !== 0) throw new Error(`YOLOX input ${this.inputSize} is not a multiple of ${YOLOX_STRIDE}`);
     this.inputName = model.entry.inputs[0]?.name ?? 'images';
     this.outputName = model.runner.outputNames[0] ?? 'output';
   }
@@ -142,11 +157,17 @@ export class YoloxPersonDetector {
       input = { data, width: w, height: h };
       scale = Math.min(w / frame.width, h / frame.height);
     }
-    const buf = new Float32Array(3 * size * size);
-    fillLetterbox(input, size, buf);
-    const result = await this.model.runner.run([floatFeed(this.inputName, buf, [1, 3, size, size])]);
+    const inW = this.shapedToFrame ? roundUp(input.width) : size;
+    const inH = this.shapedToFrame ? roundUp(input.height) : size;
+    const buf = new Float32Array(3 * inW * inH);
+    fillLetterbox(input, inW, inH, buf);
+    const result = await this.model.runner.run([floatFeed(this.inputName, buf, [1, 3, inH, inW])]);
     const out = result[this.outputName];
     if (!out) throw new Error(`YOLOX session returned no ${this.outputName}`);
-    return decodePersons(out.data as Float32Array, size, scale, frame.width, frame.height, minScore);
+    return decodePersons(out.data as Float32Array, inW, inH, scale, frame.width, frame.height, minScore);
   }
+}
+
+function roundUp(v: number): number {
+  return Math.ceil(v / YOLOX_STRIDE) * YOLOX_STRIDE;
 }
