@@ -2,7 +2,14 @@
  * Video throughput. Sources: PETS09-S2L1 re-encoded once as H.264 720p and 1080p at 25 fps
  * (what IP cameras send), cached in bench/out/.
  *
- *   node --import tsx bench/video.ts [--seconds 15] [--max-streams 8]
+ *   node --import tsx bench/video.ts [--seconds 15] [--max-streams 8] [--input 416] [--only B]
+ *
+ * --input N: person.detector_input (the detector's long side, frames at their own aspect; 0: the
+ * model's fixed 416 square, letterboxed). --only 0|D|A|B runs one part.
+ *
+ * D. The detector's cost per person.detector_input: CPU and wall time of one detection of a
+ *    4:3 frame (PETS at 720p, scaled into the input box as the camera argv does), for 0 (the 416 square),
+ *    416, 512, 640 and 960 at the frame's aspect; ratio to the 416 square in the same run.
  *
  * A. One stream as fast as it goes: ffmpeg alone (decode + scale into the detector box +
  *    PPM pipe, frames parsed, nothing else) against the full path (same + YOLOX + ByteTrack),
@@ -24,15 +31,18 @@ import { loadConfig } from '../src/config/load.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { readProfile } from '../src/runtime/hw-profile.js';
 import { ModelRegistry } from '../src/runtime/model-registry.js';
-import { PERSON_MODEL } from '../src/modules/person/person-service.js';
-import { YoloxPersonDetector } from '../src/modules/person/yolox-detector.js';
 import { ByteTracker, defaultTrackerSettings } from '../src/modules/person/bytetrack.js';
 import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { fileStreamArgs } from './lib/file-stream.js';
 import { PpmStreamParser, type RawFrame } from '../src/modules/video/ppm-stream.js';
 import { machineLine } from './lib/stats.js';
+import { openDetector } from './lib/detection-cache.js';
 
-const { values: opts } = parseArgs({ options: { seconds: { type: 'string' }, 'max-streams': { type: 'string' } } });
+const { values: opts } = parseArgs({
+  options: { seconds: { type: 'string' }, 'max-streams': { type: 'string' }, input: { type: 'string', default: '416' }, only: { type: 'string' } },
+});
+const INPUT = Number(opts.input);
+const part = (p: string): boolean => !opts.only || opts.only === p;
 const SECONDS = Number(opts.seconds ?? 15);
 const MAX_STREAMS = Number(opts['max-streams'] ?? 8);
 const OUT = join(packageRoot(), 'bench', 'out');
@@ -71,9 +81,7 @@ async function source(height: number): Promise<string> {
 
 const registry = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
 // As the daemon loads it: in the registry's inference worker, person.detector_threads 1.
-const model = await registry.load(PERSON_MODEL, { intraOpThreads: 1 });
-if (!model) throw new Error('person detector unavailable');
-const detector = new YoloxPersonDetector(model);
+const { detector } = await openDetector(registry, join(packageRoot(), 'models'), INPUT);
 
 /** A: every frame of the file through the camera argv; `work` runs per frame (detection or nothing). */
 async function onePass(file: string, work: ((f: RawFrame) => Promise<void>) | null): Promise<{ frames: number; wall: number; ffCpu: number; nodeCpu: number }> {
@@ -103,10 +111,11 @@ async function onePass(file: string, work: ((f: RawFrame) => Promise<void>) | nu
 }
 
 console.log(machineLine());
-console.log(`ffmpeg: ${ff.version}`);
+console.log(`ffmpeg: ${ff.version}; person detector ${detector.shapedToFrame ? `at the frame's aspect, long side ${detector.inputSize} (person.detector_input ${INPUT})` : `${detector.inputSize}x${detector.inputSize} square (person.detector_input 0)`}`);
 console.log('');
 
 // ---- 0: detector session tuning on the main thread (why sessions do not spin) ----
+if (part('0')) {
 console.log('0. YOLOX-nano 416 session tuning: 60 runs of a 1x3x416x416 input, wall and CPU per run');
 console.log('');
 console.log('| intra-op threads | spinning | runs in flight | wall ms/run | CPU ms/run |');
@@ -143,6 +152,45 @@ console.log('|---|---|---|---|---|');
   }
 }
 console.log('');
+}
+if (part('D')) {
+  console.log("D. detector cost per person.detector_input, one 4:3 frame (PETS at 720p: 960x720, scaled into the input box), 40 runs after 5 warm-up, one intra-op thread");
+  console.log('');
+  console.log('| person.detector_input | input tensor | wall ms/run p50 | CPU ms/run | CPU ratio to the 416 square |');
+  console.log('|---|---|---|---|---|');
+  const file = await source(720);
+  let base = 0;
+  for (const input of [0, 416, 512, 640, 960]) {
+    const reg = new ModelRegistry(join(packageRoot(), 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }), 1);
+    const { detector: d } = await openDetector(reg, join(packageRoot(), 'models'), input);
+    let frame: RawFrame | undefined;
+    const child = spawn(ff.path, fileStreamArgs(ff, file, d.inputSize), { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parser = new PpmStreamParser((f) => (frame ??= f));
+    for await (const chunk of child.stdout) {
+      parser.push(chunk as Buffer);
+      if (frame) break;
+    }
+    child.kill('SIGKILL');
+    for (let i = 0; i < 5; i++) await d.detect(frame!, 0.1);
+    const walls: number[] = [];
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < 40; i++) {
+      const t0 = performance.now();
+      await d.detect(frame!, 0.1);
+      walls.push(performance.now() - t0);
+    }
+    const c = process.cpuUsage(c0);
+    const cpu = (c.user + c.system) / 1000 / 40;
+    if (input === 0) base = cpu;
+    walls.sort((x, y) => x - y);
+    const w = d.shapedToFrame ? Math.ceil(frame!.width / 32) * 32 : d.inputSize;
+    const h = d.shapedToFrame ? Math.ceil(frame!.height / 32) * 32 : d.inputSize;
+    console.log(`| ${input} | ${w}x${h} | ${walls[20]!.toFixed(1)} | ${cpu.toFixed(1)} | ${(cpu / base).toFixed(2)} |`);
+    await reg.close();
+  }
+  console.log('');
+}
+if (part('A')) {
 console.log('A. one stream, as fast as it goes (every frame of a 79.5 s, 25 fps H.264 file; decode on the CPU)');
 console.log('');
 console.log('| source | ffmpeg alone: fps | ffmpeg CPU ms/frame | full path: processed fps | node CPU ms/frame | ratio full / ffmpeg alone |');
@@ -160,7 +208,9 @@ for (const height of [720, 1080]) {
     `| ${height}p25 H.264 | ${aloneFps.toFixed(1)} | ${((1000 * alone.ffCpu) / alone.frames).toFixed(1)} | ${fullFps.toFixed(1)} | ${((1000 * full.nodeCpu) / full.frames).toFixed(1)} | ${(fullFps / aloneFps).toFixed(2)} |`,
   );
 }
+}
 await registry.close();
+if (!part('B')) process.exit(0);
 
 // ---- B: the daemon with N real-time cameras ----
 const file720 = await source(720);
@@ -202,7 +252,8 @@ const config = loadConfig({
   env: {},
   overrides: {
     server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: join(OUT, `daemon-${process.pid}`) },
-    video: { enabled: true, max_fps: 10, track_faces: false },
+    video: { enabled: true, max_fps: 10, track_faces: false, file_roots: [OUT] },
+    person: { detector_input: INPUT },
   },
 });
 let held = 0;
@@ -210,7 +261,7 @@ let misses = 0;
 let cpuPerStream1 = 0;
 for (let n = 1; n <= MAX_STREAMS && misses < 2; n++) {
   // ffmpeg alone: the same n real-time streams, output parsed and dropped.
-  const argv = fileStreamArgs(ff, file720, 416, { maxFps: 10 });
+  const argv = fileStreamArgs(ff, file720, detector.inputSize, { maxFps: 10 });
   const alone = Array.from({ length: n }, () => {
     const c = spawn(ff.path, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
     const p = new PpmStreamParser(() => undefined);
