@@ -13,6 +13,7 @@
  * --amodal: count the truth on the boxes as annotated, also where they reach outside the picture.
  * --wide: the scenes placed into a 1920x1080 frame (small people, bench/lib/scenes.ts).
  * --input N: the detector's input long side (person.detector_input: frames fed at their own aspect, default 416); 0: the model's 416 square, letterboxed.
+ * --foot-cap N: counting sees each track's bottom capped at its top + the median height of its last N boxes (src/modules/person/foot-cap.ts).
  * --tiles N: frames delivered N times the detector input, detected as N x N tiles (bench/lib/detection-cache.ts).
  * --step N: the tracker sees every Nth frame (a camera processed below its source rate).
  * Detections are cached per frame under bench/out/cache (deterministic; see detection-cache.ts).
@@ -25,6 +26,7 @@ import { readProfile } from '../src/runtime/hw-profile.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { PERSON_MODEL } from '../src/modules/person/person-service.js';
 import { ByteTracker, defaultTrackerSettings } from '../src/modules/person/bytetrack.js';
+import { FootCap } from '../src/modules/person/foot-cap.js';
 import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { CameraCounting } from '../src/modules/video/counting/camera-counting.js';
 import { makeLine, makeZone, type LineCounts } from '../src/modules/video/counting/rules.js';
@@ -58,6 +60,7 @@ const { values: opts } = parseArgs({
     amodal: { type: 'boolean', default: false },
     tiles: { type: 'string', default: '1' },
     input: { type: 'string', default: '416' },
+    'foot-cap': { type: 'string', default: '0' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -86,11 +89,12 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
   });
   for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));
   for (const z of zones) counting.setRule(makeZone({ rule_id: z.name, points: z.points }));
+  const footCap = Number(opts['foot-cap']) > 0 ? new FootCap(Number(opts['foot-cap'])) : null;
   const hyp: MotBox[] = [];
   frames.forEach((f, i) => {
     if (i % step !== 0) return;
     const { tracks, removed } = tracker.update(f.dets);
-    counting.process(tracks, removed, f.width, f.height);
+    counting.process(footCap ? footCap.apply(tracks) : tracks, removed, f.width, f.height);
     const s = frameW / f.width;
     for (const t of tracks) hyp.push({ frame: i + 1, id: t.trackId, x: t.x1 * s, y: t.y1 * s, w: (t.x2 - t.x1) * s, h: (t.y2 - t.y1) * s });
   });
