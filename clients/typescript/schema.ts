@@ -1024,14 +1024,14 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
+                     *         "id": "2391bd9c-ee00-4be0-88d3-e8e0d75fccd9",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:29:16.986Z",
+                     *         "timestamp": "2026-11-25T13:34:55.305Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 4,
+                     *           "track_id": 9,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
@@ -1042,14 +1042,14 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
+                     *         "id": "fafb9642-f4a8-46a0-9478-06d0aaaabf99",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:29:16.792Z",
+                     *         "timestamp": "2026-11-25T13:34:55.094Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 5,
+                     *           "track_id": 11,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
@@ -1167,13 +1167,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *         "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *         "created_at": "2026-11-25T13:34:56.442+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1281,13 +1281,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T13:34:56.442+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1409,7 +1409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
+                     *       "removed": "effd11c5-30d7-46f7-83d2-3a4573d4c526"
                      *     }
                      */
                     "application/json": {
@@ -1527,12 +1527,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T13:34:56.442+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1674,21 +1674,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795609757775000",
-                     *           "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *           "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *           "delivery_id": "1795613696444000",
+                     *           "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *           "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:29:17.775+00:00",
-                     *           "updated_at": "2026-11-25T12:29:17.883+00:00",
+                     *           "created_at": "2026-11-25T13:34:56.444+00:00",
+                     *           "updated_at": "2026-11-25T13:34:56.992+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1836,15 +1836,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795609757895000",
-                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *       "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *       "delivery_id": "1795613697079000",
+                     *       "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *       "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:29:17.895+00:00",
-                     *       "updated_at": "2026-11-25T12:29:17.895+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:29:17.895Z",
+                     *       "created_at": "2026-11-25T13:34:57.079+00:00",
+                     *       "updated_at": "2026-11-25T13:34:57.079+00:00",
+                     *       "next_attempt_at": "2026-11-25T13:34:57.079Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1978,13 +1978,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T13:34:56.442+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2102,13 +2102,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *         "id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:29:17.775Z",
+                     *         "timestamp": "2026-11-25T13:34:56.444Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *           "message": "test delivery to webhook effd11c5-30d7-46f7-83d2-3a4573d4c526",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2117,15 +2117,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795609757775000",
-                     *         "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *         "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *         "delivery_id": "1795613696444000",
+                     *         "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *         "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:29:17.775+00:00",
-                     *         "updated_at": "2026-11-25T12:29:17.775+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:29:17.775Z",
+                     *         "created_at": "2026-11-25T13:34:56.444+00:00",
+                     *         "updated_at": "2026-11-25T13:34:56.444+00:00",
+                     *         "next_attempt_at": "2026-11-25T13:34:56.444Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4019,16 +4019,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
                      *       "challenges": [
                      *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "TURN_LEFT",
-                     *           "instruction": "turn head left",
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4173,8 +4173,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
-                     *       "challenge_type": "SMILE",
+                     *       "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
+                     *       "challenge_type": "OPEN_MOUTH",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4392,16 +4392,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
                      *       "challenges": [
                      *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "TURN_LEFT",
-                     *           "instruction": "turn head left",
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4411,7 +4411,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "SMILE",
+                     *       "current_challenge": "OPEN_MOUTH",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4419,10 +4419,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:29:09.188Z",
-                     *       "expires_at": "2026-11-25T12:34:09.188Z",
-                     *       "challenge_started_at": "2026-11-25T12:29:09.198Z",
-                     *       "challenge_deadline": "2026-11-25T12:29:14.198Z",
+                     *       "created_at": "2026-11-25T13:34:46.611Z",
+                     *       "expires_at": "2026-11-25T13:39:46.611Z",
+                     *       "challenge_started_at": "2026-11-25T13:34:46.631Z",
+                     *       "challenge_deadline": "2026-11-25T13:34:51.631Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4581,7 +4581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
+                     *       "cancelled": "08356ec2-eaf6-4e6f-b561-acc2952daaa2"
                      *     }
                      */
                     "application/json": {
@@ -4719,7 +4719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *       "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5078,7 +5078,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5343,7 +5343,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *         "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5353,7 +5353,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5721,7 +5721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+                     *       "removed": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5929,14 +5929,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:29:03.869Z",
-                     *           "updated_at": "2026-11-25T12:29:03.869Z"
+                     *           "enrolled_at": "2026-11-25T13:34:23.551Z",
+                     *           "updated_at": "2026-11-25T13:34:23.551Z"
                      *         }
                      *       ]
                      *     }
@@ -6073,10 +6073,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *           "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:29:04.433Z",
-                     *           "last_seen": "2026-11-25T12:29:04.433Z",
+                     *           "first_seen": "2026-11-25T13:34:24.963Z",
+                     *           "last_seen": "2026-11-25T13:34:24.963Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6136,10 +6136,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
+                     *           "cluster_id": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:29:04.377Z",
-                     *           "last_seen": "2026-11-25T12:29:04.377Z",
+                     *           "first_seen": "2026-11-25T13:34:24.775Z",
+                     *           "last_seen": "2026-11-25T13:34:24.775Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6336,10 +6336,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *       "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:29:04.433Z",
-                     *       "last_seen": "2026-11-25T12:29:04.433Z",
+                     *       "first_seen": "2026-11-25T13:34:24.963Z",
+                     *       "last_seen": "2026-11-25T13:34:24.963Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6531,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
+                     *       "removed": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb"
                      *     }
                      */
                     "application/json": {
@@ -6629,13 +6629,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+                     *       "identity_id": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *       "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6975,11 +6975,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.02,
-                     *         "frame_count": 81,
+                     *         "fps": 10,
+                     *         "frame_count": 83,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 10.06,
+                     *         "processed_fps": 9.31,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -7256,11 +7256,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.02,
-                     *       "frame_count": 81,
+                     *       "fps": 10,
+                     *       "frame_count": 83,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 10.06,
+                     *       "processed_fps": 9.31,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7583,7 +7583,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:29:09.591Z",
+                     *         "created_at": "2026-11-25T13:34:47.797Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -7748,7 +7748,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:29:09.591Z",
+                     *       "created_at": "2026-11-25T13:34:47.797Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8017,7 +8017,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:29:09.614Z",
+                     *         "created_at": "2026-11-25T13:34:47.889Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8191,7 +8191,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:29:09.614Z",
+                     *       "created_at": "2026-11-25T13:34:47.889Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8754,14 +8754,14 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T12:15:00.000Z",
-                     *       "to": "2026-11-25T12:29:17.664Z",
+                     *       "from": "2026-11-24T13:30:00.000Z",
+                     *       "to": "2026-11-25T13:34:56.046Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-25T12:15:00.000Z",
-                     *           "end": "2026-11-25T12:30:00.000Z",
+                     *           "start": "2026-11-25T13:30:00.000Z",
+                     *           "end": "2026-11-25T13:45:00.000Z",
                      *           "in": 0,
                      *           "out": 4,
                      *           "entered": 0,
@@ -8917,7 +8917,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -8951,9 +8951,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82293551104,
+                     *         "free_bytes": 82024923136,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78481.2 MB free (reserve 64 MB)"
+                     *         "detail": "78225.1 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9107,16 +9107,19 @@ export interface operations {
                      *         "name": "face_detector",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
+                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_det_scrfd_500m",
                      *             "file": "face_det_scrfd_500m_kps.onnx",
                      *             "loaded": true,
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
+                     *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 606,
-                     *             "warmup_ms": 106
+                     *             "load_ms": 1902,
+                     *             "warmup_ms": 242
                      *           }
                      *         ]
                      *       },
@@ -9125,16 +9128,18 @@ export interface operations {
                      *         "module": "face",
                      *         "loaded": true,
                      *         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
+                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_rec_faceplugin_512d",
                      *             "file": "face_rec_faceplugin_512d.onnx",
                      *             "loaded": true,
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
+                     *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 736,
-                     *             "warmup_ms": 126
+                     *             "load_ms": 2359,
+                     *             "warmup_ms": 111
                      *           }
                      *         ]
                      *       },
@@ -9142,26 +9147,29 @@ export interface operations {
                      *         "name": "liveness",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "commercial_use": true,
                      *         "models": [
                      *           {
                      *             "name": "antispoof_minifasnet_v2",
                      *             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+                     *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 614,
-                     *             "warmup_ms": 24
+                     *             "load_ms": 1602,
+                     *             "warmup_ms": 465
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
                      *             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+                     *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 584,
-                     *             "warmup_ms": 43
+                     *             "load_ms": 1888,
+                     *             "warmup_ms": 167
                      *           }
                      *         ]
                      *       }
@@ -9174,6 +9182,8 @@ export interface operations {
                         loaded: boolean;
                         /** @description Why it is not loaded (or a note when it is). */
                         reason?: string;
+                        /** @description Every model file of this component is licensed for commercial use (see each model's license). */
+                        commercial_use?: boolean;
                         models?: {
                             name: string;
                             file: string;
@@ -9183,6 +9193,8 @@ export interface operations {
                             provider?: string;
                             fallback_reason?: string;
                             license: string;
+                            /** @description The weights' licence permits commercial use (models/manifest.json; face.profile: commercial runs only such models). */
+                            commercial_use: boolean;
                             sha256: string;
                             load_ms?: number;
                             warmup_ms?: number;
@@ -9244,7 +9256,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-merge/models",
+                     *         "models_dir": "/work/wt-21/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -9257,6 +9269,7 @@ export interface operations {
                      *         "enable_quality": true,
                      *         "quality_gate": 30,
                      *         "detector": "scrfd_500m",
+                     *         "profile": "default",
                      *         "recognizer": "faceplugin_512d"
                      *       },
                      *       "document": {
@@ -9264,7 +9277,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-merge/models"
+                     *         "models_dir": "/work/wt-21/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9287,7 +9300,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-21/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -9332,7 +9345,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-euq8D5/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9402,10 +9415,15 @@ export interface operations {
                              */
                             detector: "scrfd_500m" | "scrfd_2.5g" | "yunet";
                             /**
+                             * @description commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.
+                             * @default default
+                             */
+                            profile: "default" | "commercial";
+                            /**
                              * @description Face embedding model (faceplugin_512d separates the shared identities best: docs/accuracy.md).
                              * @default faceplugin_512d
                              */
-                            recognizer: "mobilefacenet_128d" | "faceplugin_512d";
+                            recognizer: "mobilefacenet_128d" | "faceplugin_512d" | "dlib_resnet_128d";
                         };
                         /** @default {} */
                         document: {
@@ -9835,7 +9853,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+                     *       "commit": "c4625430a5705cbe4d906b39fef177995e0c6f6e",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

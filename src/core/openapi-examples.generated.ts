@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
+      "removed": "effd11c5-30d7-46f7-83d2-3a4573d4c526"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
+      "removed": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
+      "cancelled": "08356ec2-eaf6-4e6f-b561-acc2952daaa2"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+      "removed": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-merge/models",
+        "models_dir": "/work/wt-21/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -68,6 +68,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_quality": true,
         "quality_gate": 30,
         "detector": "scrfd_500m",
+        "profile": "default",
         "recognizer": "faceplugin_512d"
       },
       "document": {
@@ -75,7 +76,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-merge/models"
+        "models_dir": "/work/wt-21/models"
       },
       "liveness": {
         "enabled": true,
@@ -98,7 +99,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-21/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -143,7 +144,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-euq8D5/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -175,7 +176,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "status": {
         "face": {
@@ -209,9 +210,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82293551104,
+        "free_bytes": 82024923136,
         "reserve_bytes": 67108864,
-        "detail": "78481.2 MB free (reserve 64 MB)"
+        "detail": "78225.1 MB free (reserve 64 MB)"
       }
     }
   },
@@ -236,16 +237,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "face_detector",
         "module": "face",
         "loaded": true,
+        "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
+        "commercial_use": false,
         "models": [
           {
             "name": "face_det_scrfd_500m",
             "file": "face_det_scrfd_500m_kps.onnx",
             "loaded": true,
             "license": "InsightFace pretrained model: non-commercial research use only",
+            "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 606,
-            "warmup_ms": 106
+            "load_ms": 1902,
+            "warmup_ms": 242
           }
         ]
       },
@@ -254,16 +258,18 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "module": "face",
         "loaded": true,
         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
+        "commercial_use": false,
         "models": [
           {
             "name": "face_rec_faceplugin_512d",
             "file": "face_rec_faceplugin_512d.onnx",
             "loaded": true,
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
+            "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 736,
-            "warmup_ms": 126
+            "load_ms": 2359,
+            "warmup_ms": 111
           }
         ]
       },
@@ -271,26 +277,29 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "liveness",
         "module": "face",
         "loaded": true,
+        "commercial_use": true,
         "models": [
           {
             "name": "antispoof_minifasnet_v2",
             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+            "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 614,
-            "warmup_ms": 24
+            "load_ms": 1602,
+            "warmup_ms": 465
           },
           {
             "name": "antispoof_minifasnet_v1se",
             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+            "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 584,
-            "warmup_ms": 43
+            "load_ms": 1888,
+            "warmup_ms": 167
           }
         ]
       }
@@ -300,7 +309,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+      "commit": "c4625430a5705cbe4d906b39fef177995e0c6f6e",
       "node": "v20.20.2",
       "models": [
         {
@@ -330,14 +339,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
+        "id": "2391bd9c-ee00-4be0-88d3-e8e0d75fccd9",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:29:16.986Z",
+        "timestamp": "2026-11-25T13:34:55.305Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 4,
+          "track_id": 9,
           "direction": "out",
           "direction_label": "north",
           "counts": {
@@ -348,14 +357,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
+        "id": "fafb9642-f4a8-46a0-9478-06d0aaaabf99",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:29:16.792Z",
+        "timestamp": "2026-11-25T13:34:55.094Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 5,
+          "track_id": 11,
           "direction": "out",
           "direction_label": "north",
           "counts": {
@@ -374,34 +383,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+        "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:29:17.771+00:00",
+        "created_at": "2026-11-25T13:34:56.442+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795609757775000",
-          "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-          "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+          "delivery_id": "1795613696444000",
+          "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+          "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:29:17.775+00:00",
-          "updated_at": "2026-11-25T12:29:17.883+00:00",
+          "created_at": "2026-11-25T13:34:56.444+00:00",
+          "updated_at": "2026-11-25T13:34:56.992+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -414,10 +423,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+          "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
           "size": 1,
-          "first_seen": "2026-11-25T12:29:04.433Z",
-          "last_seen": "2026-11-25T12:29:04.433Z",
+          "first_seen": "2026-11-25T13:34:24.963Z",
+          "last_seen": "2026-11-25T13:34:24.963Z",
           "watchlists": [
             "default"
           ],
@@ -477,10 +486,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
+          "cluster_id": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb",
           "size": 1,
-          "first_seen": "2026-11-25T12:29:04.377Z",
-          "last_seen": "2026-11-25T12:29:04.377Z",
+          "first_seen": "2026-11-25T13:34:24.775Z",
+          "last_seen": "2026-11-25T13:34:24.775Z",
           "watchlists": [
             "default"
           ],
@@ -544,10 +553,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+      "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
       "size": 1,
-      "first_seen": "2026-11-25T12:29:04.433Z",
-      "last_seen": "2026-11-25T12:29:04.433Z",
+      "first_seen": "2026-11-25T13:34:24.963Z",
+      "last_seen": "2026-11-25T13:34:24.963Z",
       "watchlists": [
         "default"
       ],
@@ -617,16 +626,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
       "challenges": [
         {
-          "type": "SMILE",
-          "instruction": "smile",
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         },
         {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         },
         {
@@ -636,7 +645,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "state": "in_progress",
-      "current_challenge": "SMILE",
+      "current_challenge": "OPEN_MOUTH",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -644,10 +653,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:29:09.188Z",
-      "expires_at": "2026-11-25T12:34:09.188Z",
-      "challenge_started_at": "2026-11-25T12:29:09.198Z",
-      "challenge_deadline": "2026-11-25T12:29:14.198Z",
+      "created_at": "2026-11-25T13:34:46.611Z",
+      "expires_at": "2026-11-25T13:39:46.611Z",
+      "challenge_started_at": "2026-11-25T13:34:46.631Z",
+      "challenge_deadline": "2026-11-25T13:34:51.631Z",
       "ended_at": null
     }
   },
@@ -657,11 +666,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.02,
-        "frame_count": 81,
+        "fps": 10,
+        "frame_count": 83,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.06,
+        "processed_fps": 9.31,
         "decoder": "cpu",
         "loop": true
       }
@@ -672,11 +681,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.02,
-      "frame_count": 81,
+      "fps": 10,
+      "frame_count": 83,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.06,
+      "processed_fps": 9.31,
       "decoder": "cpu",
       "loop": true
     }
@@ -711,14 +720,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T12:15:00.000Z",
-      "to": "2026-11-25T12:29:17.664Z",
+      "from": "2026-11-24T13:30:00.000Z",
+      "to": "2026-11-25T13:34:56.046Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-25T12:15:00.000Z",
-          "end": "2026-11-25T12:30:00.000Z",
+          "start": "2026-11-25T13:30:00.000Z",
+          "end": "2026-11-25T13:45:00.000Z",
           "in": 0,
           "out": 4,
           "entered": 0,
@@ -748,7 +757,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:29:09.591Z",
+        "created_at": "2026-11-25T13:34:47.797Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -784,7 +793,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:29:09.614Z",
+        "created_at": "2026-11-25T13:34:47.889Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -813,14 +822,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:29:03.869Z",
-          "updated_at": "2026-11-25T12:29:03.869Z"
+          "enrolled_at": "2026-11-25T13:34:23.551Z",
+          "updated_at": "2026-11-25T13:34:23.551Z"
         }
       ]
     }
@@ -831,12 +840,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T13:34:56.442+00:00",
       "enabled": true
     },
     "request": {
@@ -1147,13 +1156,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T13:34:56.442+00:00",
       "enabled": true
     },
     "request": {
@@ -1167,15 +1176,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795609757895000",
-      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-      "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+      "delivery_id": "1795613697079000",
+      "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+      "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:29:17.895+00:00",
-      "updated_at": "2026-11-25T12:29:17.895+00:00",
-      "next_attempt_at": "2026-11-25T12:29:17.895Z",
+      "created_at": "2026-11-25T13:34:57.079+00:00",
+      "updated_at": "2026-11-25T13:34:57.079+00:00",
+      "next_attempt_at": "2026-11-25T13:34:57.079Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1183,26 +1192,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T13:34:56.442+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+        "id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:29:17.775Z",
+        "timestamp": "2026-11-25T13:34:56.444Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
+          "message": "test delivery to webhook effd11c5-30d7-46f7-83d2-3a4573d4c526",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1211,15 +1220,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795609757775000",
-        "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-        "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+        "delivery_id": "1795613696444000",
+        "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+        "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:29:17.775+00:00",
-        "updated_at": "2026-11-25T12:29:17.775+00:00",
-        "next_attempt_at": "2026-11-25T12:29:17.775Z",
+        "created_at": "2026-11-25T13:34:56.444+00:00",
+        "updated_at": "2026-11-25T13:34:56.444+00:00",
+        "next_attempt_at": "2026-11-25T13:34:56.444Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1286,7 +1295,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1304,7 +1313,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+        "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1314,7 +1323,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1453,13 +1462,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+      "identity_id": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+      "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
       "promoted_samples": 1
     },
     "request": {
@@ -1469,16 +1478,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
       "challenges": [
         {
-          "type": "SMILE",
-          "instruction": "smile",
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         },
         {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         },
         {
@@ -1491,8 +1500,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
-      "challenge_type": "SMILE",
+      "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
+      "challenge_type": "OPEN_MOUTH",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1681,7 +1690,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:29:09.591Z",
+      "created_at": "2026-11-25T13:34:47.797Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1728,7 +1737,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:29:09.614Z",
+      "created_at": "2026-11-25T13:34:47.889Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1760,7 +1769,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+      "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
