@@ -52,7 +52,7 @@ describe('face.profile: commercial', () => {
   it('runs end to end: a face on every identity photo it is given, none on noface/, a genuine pair matched', async () => {
     const t = await testApp({ face: { profile: 'commercial' } });
     try {
-      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; reason?: string; commercial_use?: boolean; models?: { name: string; commercial_use: boolean; license: string }[] }[];
+      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; loaded: boolean; reason?: string; commercial_use?: boolean; models?: { name: string; commercial_use: boolean; license: string }[] }[];
       const det = models.find((m) => m.name === 'face_detector')!;
       assert.equal(det.commercial_use, true);
       assert.match(det.reason!, /^face stack cleared for commercial use/);
