@@ -71,6 +71,8 @@ export interface AnalyzeOptions {
   minFaceUpscale?: boolean;
   /** Detector score threshold override (default face.det_thresh). */
   detThresh?: number;
+  /** Black margin around the detector input, a fraction of each side (default face.edge_pad; bench/eval-face-edge.ts). */
+  edgePad?: number;
   timings?: StageTimings;
 }
 
@@ -153,7 +155,7 @@ export class FaceService {
     const inner = t ? { prep_ms: 0, model_ms: 0 } : undefined;
     const faces = await this.detector().detect(
       img,
-      { detSize: this.face.det_size, thresh: opts.detThresh ?? this.face.det_thresh, upscaleSmall: opts.minFaceUpscale },
+      { detSize: this.face.det_size, thresh: opts.detThresh ?? this.face.det_thresh, upscaleSmall: opts.minFaceUpscale, edgePad: opts.edgePad ?? this.face.edge_pad },
       inner,
     );
     faces.sort((a, b) => faceSize(b.box) - faceSize(a.box));
