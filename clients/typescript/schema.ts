@@ -1024,37 +1024,37 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "2391bd9c-ee00-4be0-88d3-e8e0d75fccd9",
+                     *         "id": "908a353f-bb2a-4908-899f-a8f801808493",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T13:34:55.305Z",
+                     *         "timestamp": "2026-11-25T14:06:57.810Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 9,
-                     *           "direction": "out",
-                     *           "direction_label": "north",
-                     *           "counts": {
-                     *             "in": 0,
-                     *             "out": 4
-                     *           }
-                     *         },
-                     *         "camera_id": "hall"
-                     *       },
-                     *       {
-                     *         "id": "fafb9642-f4a8-46a0-9478-06d0aaaabf99",
-                     *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T13:34:55.094Z",
-                     *         "source": "video",
-                     *         "data": {
-                     *           "rule_id": "walkway",
-                     *           "rule_name": "walkway",
-                     *           "track_id": 11,
+                     *           "track_id": 16,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
                      *             "out": 3
+                     *           }
+                     *         },
+                     *         "camera_id": "hall"
+                     *       },
+                     *       {
+                     *         "id": "e5f5b1f0-2cb2-49b8-a40d-95f98b51a950",
+                     *         "type": "line_crossed",
+                     *         "timestamp": "2026-11-25T14:06:57.707Z",
+                     *         "source": "video",
+                     *         "data": {
+                     *           "rule_id": "walkway",
+                     *           "rule_name": "walkway",
+                     *           "track_id": 14,
+                     *           "direction": "out",
+                     *           "direction_label": "north",
+                     *           "counts": {
+                     *             "in": 0,
+                     *             "out": 2
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1167,13 +1167,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *         "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T13:34:56.442+00:00",
+                     *         "created_at": "2026-11-25T14:06:58.820+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1281,13 +1281,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T13:34:56.442+00:00",
+                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1409,7 +1409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "effd11c5-30d7-46f7-83d2-3a4573d4c526"
+                     *       "removed": "1a5d7197-9477-41d4-8024-2899a0409d3e"
                      *     }
                      */
                     "application/json": {
@@ -1527,12 +1527,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T13:34:56.442+00:00",
+                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1674,21 +1674,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *       "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795613696444000",
-                     *           "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
-                     *           "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+                     *           "delivery_id": "1795615618826000",
+                     *           "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *           "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T13:34:56.444+00:00",
-                     *           "updated_at": "2026-11-25T13:34:56.992+00:00",
+                     *           "created_at": "2026-11-25T14:06:58.826+00:00",
+                     *           "updated_at": "2026-11-25T14:06:59.313+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1836,15 +1836,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795613697079000",
-                     *       "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
-                     *       "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+                     *       "delivery_id": "1795615619364000",
+                     *       "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *       "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T13:34:57.079+00:00",
-                     *       "updated_at": "2026-11-25T13:34:57.079+00:00",
-                     *       "next_attempt_at": "2026-11-25T13:34:57.079Z",
+                     *       "created_at": "2026-11-25T14:06:59.364+00:00",
+                     *       "updated_at": "2026-11-25T14:06:59.364+00:00",
+                     *       "next_attempt_at": "2026-11-25T14:06:59.364Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1978,13 +1978,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T13:34:56.442+00:00",
+                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2102,13 +2102,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+                     *         "id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T13:34:56.444Z",
+                     *         "timestamp": "2026-11-25T14:06:58.826Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook effd11c5-30d7-46f7-83d2-3a4573d4c526",
+                     *           "message": "test delivery to webhook 1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2117,15 +2117,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795613696444000",
-                     *         "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
-                     *         "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+                     *         "delivery_id": "1795615618826000",
+                     *         "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *         "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T13:34:56.444+00:00",
-                     *         "updated_at": "2026-11-25T13:34:56.444+00:00",
-                     *         "next_attempt_at": "2026-11-25T13:34:56.444Z",
+                     *         "created_at": "2026-11-25T14:06:58.826+00:00",
+                     *         "updated_at": "2026-11-25T14:06:58.826+00:00",
+                     *         "next_attempt_at": "2026-11-25T14:06:58.826Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4019,11 +4019,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
+                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
                      *       "challenges": [
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4173,8 +4173,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
-                     *       "challenge_type": "OPEN_MOUTH",
+                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+                     *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4392,11 +4392,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
+                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
                      *       "challenges": [
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4411,7 +4411,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "OPEN_MOUTH",
+                     *       "current_challenge": "LOOK_DOWN",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4419,10 +4419,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T13:34:46.611Z",
-                     *       "expires_at": "2026-11-25T13:39:46.611Z",
-                     *       "challenge_started_at": "2026-11-25T13:34:46.631Z",
-                     *       "challenge_deadline": "2026-11-25T13:34:51.631Z",
+                     *       "created_at": "2026-11-25T14:06:49.229Z",
+                     *       "expires_at": "2026-11-25T14:11:49.229Z",
+                     *       "challenge_started_at": "2026-11-25T14:06:49.255Z",
+                     *       "challenge_deadline": "2026-11-25T14:06:54.255Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4581,7 +4581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "08356ec2-eaf6-4e6f-b561-acc2952daaa2"
+                     *       "cancelled": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6"
                      *     }
                      */
                     "application/json": {
@@ -4719,7 +4719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+                     *       "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5078,7 +5078,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5343,7 +5343,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+                     *         "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5353,7 +5353,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5721,7 +5721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
+                     *       "removed": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5929,14 +5929,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T13:34:23.551Z",
-                     *           "updated_at": "2026-11-25T13:34:23.551Z"
+                     *           "enrolled_at": "2026-11-25T14:06:25.442Z",
+                     *           "updated_at": "2026-11-25T14:06:25.442Z"
                      *         }
                      *       ]
                      *     }
@@ -6073,10 +6073,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
+                     *           "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T13:34:24.963Z",
-                     *           "last_seen": "2026-11-25T13:34:24.963Z",
+                     *           "first_seen": "2026-11-25T14:06:27.067Z",
+                     *           "last_seen": "2026-11-25T14:06:27.067Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6136,10 +6136,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb",
+                     *           "cluster_id": "901641d0-510d-4903-9552-9ad672ee99cd",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T13:34:24.775Z",
-                     *           "last_seen": "2026-11-25T13:34:24.775Z",
+                     *           "first_seen": "2026-11-25T14:06:26.803Z",
+                     *           "last_seen": "2026-11-25T14:06:26.803Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6336,10 +6336,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
+                     *       "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T13:34:24.963Z",
-                     *       "last_seen": "2026-11-25T13:34:24.963Z",
+                     *       "first_seen": "2026-11-25T14:06:27.067Z",
+                     *       "last_seen": "2026-11-25T14:06:27.067Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6531,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb"
+                     *       "removed": "901641d0-510d-4903-9552-9ad672ee99cd"
                      *     }
                      */
                     "application/json": {
@@ -6629,13 +6629,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
+                     *       "identity_id": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
+                     *       "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6975,11 +6975,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10,
+                     *         "fps": 10.54,
                      *         "frame_count": 83,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.31,
+                     *         "processed_fps": 8.49,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -7256,11 +7256,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10,
+                     *       "fps": 10.54,
                      *       "frame_count": 83,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.31,
+                     *       "processed_fps": 8.49,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7583,10 +7583,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T13:34:47.797Z",
+                     *         "created_at": "2026-11-25T14:06:50.271Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 4
+                     *           "out": 3
                      *         }
                      *       }
                      *     ]
@@ -7748,7 +7748,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T13:34:47.797Z",
+                     *       "created_at": "2026-11-25T14:06:50.271Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8017,7 +8017,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T13:34:47.889Z",
+                     *         "created_at": "2026-11-25T14:06:50.316Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8191,7 +8191,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T13:34:47.889Z",
+                     *       "created_at": "2026-11-25T14:06:50.316Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8448,7 +8448,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 4
+                     *           "out": 3
                      *         }
                      *       ],
                      *       "zones": [
@@ -8754,16 +8754,16 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T13:30:00.000Z",
-                     *       "to": "2026-11-25T13:34:56.046Z",
+                     *       "from": "2026-11-24T14:00:00.000Z",
+                     *       "to": "2026-11-25T14:06:58.617Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-25T13:30:00.000Z",
-                     *           "end": "2026-11-25T13:45:00.000Z",
+                     *           "start": "2026-11-25T14:00:00.000Z",
+                     *           "end": "2026-11-25T14:15:00.000Z",
                      *           "in": 0,
-                     *           "out": 4,
+                     *           "out": 3,
                      *           "entered": 0,
                      *           "exited": 0,
                      *           "peak_occupancy": 0
@@ -8951,9 +8951,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82024923136,
+                     *         "free_bytes": 81661526016,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78225.1 MB free (reserve 64 MB)"
+                     *         "detail": "77878.5 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9118,8 +9118,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 1902,
-                     *             "warmup_ms": 242
+                     *             "load_ms": 2639,
+                     *             "warmup_ms": 454
                      *           }
                      *         ]
                      *       },
@@ -9138,8 +9138,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 2359,
-                     *             "warmup_ms": 111
+                     *             "load_ms": 3401,
+                     *             "warmup_ms": 422
                      *           }
                      *         ]
                      *       },
@@ -9157,8 +9157,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 1602,
-                     *             "warmup_ms": 465
+                     *             "load_ms": 2369,
+                     *             "warmup_ms": 422
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9168,8 +9168,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 1888,
-                     *             "warmup_ms": 167
+                     *             "load_ms": 2323,
+                     *             "warmup_ms": 379
                      *           }
                      *         ]
                      *       }
@@ -9263,6 +9263,7 @@ export interface operations {
                      *           640,
                      *           640
                      *         ],
+                     *         "edge_pad": 0,
                      *         "max_faces": 10,
                      *         "enable_liveness": true,
                      *         "enable_demographics": true,
@@ -9345,7 +9346,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-euq8D5/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-7k63mn/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9384,6 +9385,11 @@ export interface operations {
                              *     ]
                              */
                             det_size: number[];
+                            /**
+                             * @description Black margin added around the detector input, as a fraction of each side, for faces cut by the frame edge: 0.1 finds more faces that are 40-50% outside the frame, for about 1.4x the detector time (docs/accuracy.md).
+                             * @default 0
+                             */
+                            edge_pad: number;
                             /**
                              * @description Most faces returned per image (largest first).
                              * @default 10
@@ -9853,7 +9859,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "c4625430a5705cbe4d906b39fef177995e0c6f6e",
+                     *       "commit": "36f87820237e5a001ab3c356c681a105e91d1d2c",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

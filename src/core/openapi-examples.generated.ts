@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "effd11c5-30d7-46f7-83d2-3a4573d4c526"
+      "removed": "1a5d7197-9477-41d4-8024-2899a0409d3e"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb"
+      "removed": "901641d0-510d-4903-9552-9ad672ee99cd"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "08356ec2-eaf6-4e6f-b561-acc2952daaa2"
+      "cancelled": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
+      "removed": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
       "watchlist": "default",
       "samples": 1
     }
@@ -62,6 +62,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           640,
           640
         ],
+        "edge_pad": 0,
         "max_faces": 10,
         "enable_liveness": true,
         "enable_demographics": true,
@@ -144,7 +145,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-euq8D5/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-7k63mn/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -210,9 +211,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82024923136,
+        "free_bytes": 81661526016,
         "reserve_bytes": 67108864,
-        "detail": "78225.1 MB free (reserve 64 MB)"
+        "detail": "77878.5 MB free (reserve 64 MB)"
       }
     }
   },
@@ -248,8 +249,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 1902,
-            "warmup_ms": 242
+            "load_ms": 2639,
+            "warmup_ms": 454
           }
         ]
       },
@@ -268,8 +269,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 2359,
-            "warmup_ms": 111
+            "load_ms": 3401,
+            "warmup_ms": 422
           }
         ]
       },
@@ -287,8 +288,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 1602,
-            "warmup_ms": 465
+            "load_ms": 2369,
+            "warmup_ms": 422
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -298,8 +299,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 1888,
-            "warmup_ms": 167
+            "load_ms": 2323,
+            "warmup_ms": 379
           }
         ]
       }
@@ -309,7 +310,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "c4625430a5705cbe4d906b39fef177995e0c6f6e",
+      "commit": "36f87820237e5a001ab3c356c681a105e91d1d2c",
       "node": "v20.20.2",
       "models": [
         {
@@ -339,37 +340,37 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "2391bd9c-ee00-4be0-88d3-e8e0d75fccd9",
+        "id": "908a353f-bb2a-4908-899f-a8f801808493",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T13:34:55.305Z",
+        "timestamp": "2026-11-25T14:06:57.810Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 9,
-          "direction": "out",
-          "direction_label": "north",
-          "counts": {
-            "in": 0,
-            "out": 4
-          }
-        },
-        "camera_id": "hall"
-      },
-      {
-        "id": "fafb9642-f4a8-46a0-9478-06d0aaaabf99",
-        "type": "line_crossed",
-        "timestamp": "2026-11-25T13:34:55.094Z",
-        "source": "video",
-        "data": {
-          "rule_id": "walkway",
-          "rule_name": "walkway",
-          "track_id": 11,
+          "track_id": 16,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
             "out": 3
+          }
+        },
+        "camera_id": "hall"
+      },
+      {
+        "id": "e5f5b1f0-2cb2-49b8-a40d-95f98b51a950",
+        "type": "line_crossed",
+        "timestamp": "2026-11-25T14:06:57.707Z",
+        "source": "video",
+        "data": {
+          "rule_id": "walkway",
+          "rule_name": "walkway",
+          "track_id": 14,
+          "direction": "out",
+          "direction_label": "north",
+          "counts": {
+            "in": 0,
+            "out": 2
           }
         },
         "camera_id": "hall"
@@ -383,34 +384,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+        "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T13:34:56.442+00:00",
+        "created_at": "2026-11-25T14:06:58.820+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+      "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795613696444000",
-          "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
-          "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+          "delivery_id": "1795615618826000",
+          "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+          "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T13:34:56.444+00:00",
-          "updated_at": "2026-11-25T13:34:56.992+00:00",
+          "created_at": "2026-11-25T14:06:58.826+00:00",
+          "updated_at": "2026-11-25T14:06:59.313+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -423,10 +424,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
+          "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
           "size": 1,
-          "first_seen": "2026-11-25T13:34:24.963Z",
-          "last_seen": "2026-11-25T13:34:24.963Z",
+          "first_seen": "2026-11-25T14:06:27.067Z",
+          "last_seen": "2026-11-25T14:06:27.067Z",
           "watchlists": [
             "default"
           ],
@@ -486,10 +487,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "f16d9b71-5250-40f3-a188-2bf9c3f1fbdb",
+          "cluster_id": "901641d0-510d-4903-9552-9ad672ee99cd",
           "size": 1,
-          "first_seen": "2026-11-25T13:34:24.775Z",
-          "last_seen": "2026-11-25T13:34:24.775Z",
+          "first_seen": "2026-11-25T14:06:26.803Z",
+          "last_seen": "2026-11-25T14:06:26.803Z",
           "watchlists": [
             "default"
           ],
@@ -553,10 +554,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
+      "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
       "size": 1,
-      "first_seen": "2026-11-25T13:34:24.963Z",
-      "last_seen": "2026-11-25T13:34:24.963Z",
+      "first_seen": "2026-11-25T14:06:27.067Z",
+      "last_seen": "2026-11-25T14:06:27.067Z",
       "watchlists": [
         "default"
       ],
@@ -626,11 +627,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
+      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
       "challenges": [
         {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
@@ -645,7 +646,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "state": "in_progress",
-      "current_challenge": "OPEN_MOUTH",
+      "current_challenge": "LOOK_DOWN",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -653,10 +654,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T13:34:46.611Z",
-      "expires_at": "2026-11-25T13:39:46.611Z",
-      "challenge_started_at": "2026-11-25T13:34:46.631Z",
-      "challenge_deadline": "2026-11-25T13:34:51.631Z",
+      "created_at": "2026-11-25T14:06:49.229Z",
+      "expires_at": "2026-11-25T14:11:49.229Z",
+      "challenge_started_at": "2026-11-25T14:06:49.255Z",
+      "challenge_deadline": "2026-11-25T14:06:54.255Z",
       "ended_at": null
     }
   },
@@ -666,11 +667,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10,
+        "fps": 10.54,
         "frame_count": 83,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.31,
+        "processed_fps": 8.49,
         "decoder": "cpu",
         "loop": true
       }
@@ -681,11 +682,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10,
+      "fps": 10.54,
       "frame_count": 83,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.31,
+      "processed_fps": 8.49,
       "decoder": "cpu",
       "loop": true
     }
@@ -702,7 +703,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 4
+          "out": 3
         }
       ],
       "zones": [
@@ -720,16 +721,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T13:30:00.000Z",
-      "to": "2026-11-25T13:34:56.046Z",
+      "from": "2026-11-24T14:00:00.000Z",
+      "to": "2026-11-25T14:06:58.617Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-25T13:30:00.000Z",
-          "end": "2026-11-25T13:45:00.000Z",
+          "start": "2026-11-25T14:00:00.000Z",
+          "end": "2026-11-25T14:15:00.000Z",
           "in": 0,
-          "out": 4,
+          "out": 3,
           "entered": 0,
           "exited": 0,
           "peak_occupancy": 0
@@ -757,10 +758,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T13:34:47.797Z",
+        "created_at": "2026-11-25T14:06:50.271Z",
         "counts": {
           "in": 0,
-          "out": 4
+          "out": 3
         }
       }
     ]
@@ -793,7 +794,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T13:34:47.889Z",
+        "created_at": "2026-11-25T14:06:50.316Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -822,14 +823,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T13:34:23.551Z",
-          "updated_at": "2026-11-25T13:34:23.551Z"
+          "enrolled_at": "2026-11-25T14:06:25.442Z",
+          "updated_at": "2026-11-25T14:06:25.442Z"
         }
       ]
     }
@@ -840,12 +841,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T13:34:56.442+00:00",
+      "created_at": "2026-11-25T14:06:58.820+00:00",
       "enabled": true
     },
     "request": {
@@ -1156,13 +1157,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T13:34:56.442+00:00",
+      "created_at": "2026-11-25T14:06:58.820+00:00",
       "enabled": true
     },
     "request": {
@@ -1176,15 +1177,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795613697079000",
-      "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
-      "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+      "delivery_id": "1795615619364000",
+      "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+      "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T13:34:57.079+00:00",
-      "updated_at": "2026-11-25T13:34:57.079+00:00",
-      "next_attempt_at": "2026-11-25T13:34:57.079Z",
+      "created_at": "2026-11-25T14:06:59.364+00:00",
+      "updated_at": "2026-11-25T14:06:59.364+00:00",
+      "next_attempt_at": "2026-11-25T14:06:59.364Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1192,26 +1193,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
+      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T13:34:56.442+00:00",
+      "created_at": "2026-11-25T14:06:58.820+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+        "id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T13:34:56.444Z",
+        "timestamp": "2026-11-25T14:06:58.826Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook effd11c5-30d7-46f7-83d2-3a4573d4c526",
+          "message": "test delivery to webhook 1a5d7197-9477-41d4-8024-2899a0409d3e",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1220,15 +1221,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795613696444000",
-        "webhook_id": "effd11c5-30d7-46f7-83d2-3a4573d4c526",
-        "event_id": "3733ac33-bd52-4de9-a016-fed5a410c6e7",
+        "delivery_id": "1795615618826000",
+        "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+        "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T13:34:56.444+00:00",
-        "updated_at": "2026-11-25T13:34:56.444+00:00",
-        "next_attempt_at": "2026-11-25T13:34:56.444Z",
+        "created_at": "2026-11-25T14:06:58.826+00:00",
+        "updated_at": "2026-11-25T14:06:58.826+00:00",
+        "next_attempt_at": "2026-11-25T14:06:58.826Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1295,7 +1296,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1313,7 +1314,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+        "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1323,7 +1324,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1462,13 +1463,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "2ab0456f-a017-41c0-9d3c-12f0fddb2e55",
+      "identity_id": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "0c2656c0-7fec-4084-b042-12d4c29b4167",
+      "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
       "promoted_samples": 1
     },
     "request": {
@@ -1478,11 +1479,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
+      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
       "challenges": [
         {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
@@ -1500,8 +1501,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "08356ec2-eaf6-4e6f-b561-acc2952daaa2",
-      "challenge_type": "OPEN_MOUTH",
+      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+      "challenge_type": "LOOK_DOWN",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1690,7 +1691,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T13:34:47.797Z",
+      "created_at": "2026-11-25T14:06:50.271Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1737,7 +1738,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T13:34:47.889Z",
+      "created_at": "2026-11-25T14:06:50.316Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1769,7 +1770,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "2c69786d-6719-480a-967f-f8c7ea2c9452",
+      "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
