@@ -113,7 +113,7 @@ async function embedIdentities(det: Detector, extraLayouts: boolean): Promise<{ 
       }
       const aligned = alignFace(img, face.kps);
       const emb: Record<string, Float32Array> = {};
-      for (const [k, r] of Object.entries(recs)) emb[k] = await r.embed(aligned);
+      for (const [k, r] of Object.entries(recs)) emb[k] = await r.embed(r.usesArcfaceCrop ? aligned : r.align(img, face.kps));
       items.push({ id: f.labels.identity!, file: f.file, emb });
     }
     return { items, missed };

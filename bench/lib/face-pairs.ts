@@ -73,7 +73,7 @@ export async function labelledFaces(app: FastifyInstance, recognizers: string[])
     for (const [i, face] of chosen.entries()) {
       const aligned = alignFace(img, face.kps);
       const emb: Record<string, Float32Array> = {};
-      for (const [name, r] of recs) emb[name] = await r.embed(aligned);
+      for (const [name, r] of recs) emb[name] = await r.embed(r.usesArcfaceCrop ? aligned : r.align(img, face.kps));
       faces.push({ person: people[i]!, photo: photoOf(f), file: f.file, emb });
     }
   }

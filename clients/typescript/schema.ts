@@ -1024,37 +1024,37 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
+                     *         "id": "908a353f-bb2a-4908-899f-a8f801808493",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:29:16.986Z",
+                     *         "timestamp": "2026-11-25T14:06:57.810Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 4,
-                     *           "direction": "out",
-                     *           "direction_label": "north",
-                     *           "counts": {
-                     *             "in": 0,
-                     *             "out": 4
-                     *           }
-                     *         },
-                     *         "camera_id": "hall"
-                     *       },
-                     *       {
-                     *         "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
-                     *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:29:16.792Z",
-                     *         "source": "video",
-                     *         "data": {
-                     *           "rule_id": "walkway",
-                     *           "rule_name": "walkway",
-                     *           "track_id": 5,
+                     *           "track_id": 16,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
                      *             "out": 3
+                     *           }
+                     *         },
+                     *         "camera_id": "hall"
+                     *       },
+                     *       {
+                     *         "id": "e5f5b1f0-2cb2-49b8-a40d-95f98b51a950",
+                     *         "type": "line_crossed",
+                     *         "timestamp": "2026-11-25T14:06:57.707Z",
+                     *         "source": "video",
+                     *         "data": {
+                     *           "rule_id": "walkway",
+                     *           "rule_name": "walkway",
+                     *           "track_id": 14,
+                     *           "direction": "out",
+                     *           "direction_label": "north",
+                     *           "counts": {
+                     *             "in": 0,
+                     *             "out": 2
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1167,13 +1167,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *         "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *         "created_at": "2026-11-25T14:06:58.820+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1281,13 +1281,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1409,7 +1409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
+                     *       "removed": "1a5d7197-9477-41d4-8024-2899a0409d3e"
                      *     }
                      */
                     "application/json": {
@@ -1527,12 +1527,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1674,21 +1674,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795609757775000",
-                     *           "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *           "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *           "delivery_id": "1795615618826000",
+                     *           "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *           "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:29:17.775+00:00",
-                     *           "updated_at": "2026-11-25T12:29:17.883+00:00",
+                     *           "created_at": "2026-11-25T14:06:58.826+00:00",
+                     *           "updated_at": "2026-11-25T14:06:59.313+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1836,15 +1836,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795609757895000",
-                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *       "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *       "delivery_id": "1795615619364000",
+                     *       "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *       "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:29:17.895+00:00",
-                     *       "updated_at": "2026-11-25T12:29:17.895+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:29:17.895Z",
+                     *       "created_at": "2026-11-25T14:06:59.364+00:00",
+                     *       "updated_at": "2026-11-25T14:06:59.364+00:00",
+                     *       "next_attempt_at": "2026-11-25T14:06:59.364Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1978,13 +1978,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2102,13 +2102,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *         "id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:29:17.775Z",
+                     *         "timestamp": "2026-11-25T14:06:58.826Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *           "message": "test delivery to webhook 1a5d7197-9477-41d4-8024-2899a0409d3e",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2117,15 +2117,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795609757775000",
-                     *         "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *         "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *         "delivery_id": "1795615618826000",
+                     *         "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *         "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:29:17.775+00:00",
-                     *         "updated_at": "2026-11-25T12:29:17.775+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:29:17.775Z",
+                     *         "created_at": "2026-11-25T14:06:58.826+00:00",
+                     *         "updated_at": "2026-11-25T14:06:58.826+00:00",
+                     *         "next_attempt_at": "2026-11-25T14:06:58.826Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4019,16 +4019,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
                      *       "challenges": [
                      *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "TURN_LEFT",
-                     *           "instruction": "turn head left",
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4173,8 +4173,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
-                     *       "challenge_type": "SMILE",
+                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+                     *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4392,16 +4392,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
                      *       "challenges": [
                      *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "TURN_LEFT",
-                     *           "instruction": "turn head left",
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4411,7 +4411,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "SMILE",
+                     *       "current_challenge": "LOOK_DOWN",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4419,10 +4419,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:29:09.188Z",
-                     *       "expires_at": "2026-11-25T12:34:09.188Z",
-                     *       "challenge_started_at": "2026-11-25T12:29:09.198Z",
-                     *       "challenge_deadline": "2026-11-25T12:29:14.198Z",
+                     *       "created_at": "2026-11-25T14:06:49.229Z",
+                     *       "expires_at": "2026-11-25T14:11:49.229Z",
+                     *       "challenge_started_at": "2026-11-25T14:06:49.255Z",
+                     *       "challenge_deadline": "2026-11-25T14:06:54.255Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4581,7 +4581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
+                     *       "cancelled": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6"
                      *     }
                      */
                     "application/json": {
@@ -4719,7 +4719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *       "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5078,7 +5078,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5343,7 +5343,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *         "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5353,7 +5353,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5721,7 +5721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+                     *       "removed": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5929,14 +5929,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:29:03.869Z",
-                     *           "updated_at": "2026-11-25T12:29:03.869Z"
+                     *           "enrolled_at": "2026-11-25T14:06:25.442Z",
+                     *           "updated_at": "2026-11-25T14:06:25.442Z"
                      *         }
                      *       ]
                      *     }
@@ -6073,10 +6073,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *           "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:29:04.433Z",
-                     *           "last_seen": "2026-11-25T12:29:04.433Z",
+                     *           "first_seen": "2026-11-25T14:06:27.067Z",
+                     *           "last_seen": "2026-11-25T14:06:27.067Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6136,10 +6136,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
+                     *           "cluster_id": "901641d0-510d-4903-9552-9ad672ee99cd",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:29:04.377Z",
-                     *           "last_seen": "2026-11-25T12:29:04.377Z",
+                     *           "first_seen": "2026-11-25T14:06:26.803Z",
+                     *           "last_seen": "2026-11-25T14:06:26.803Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6336,10 +6336,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *       "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:29:04.433Z",
-                     *       "last_seen": "2026-11-25T12:29:04.433Z",
+                     *       "first_seen": "2026-11-25T14:06:27.067Z",
+                     *       "last_seen": "2026-11-25T14:06:27.067Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6531,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
+                     *       "removed": "901641d0-510d-4903-9552-9ad672ee99cd"
                      *     }
                      */
                     "application/json": {
@@ -6629,13 +6629,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+                     *       "identity_id": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *       "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6975,11 +6975,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.02,
-                     *         "frame_count": 81,
+                     *         "fps": 10.54,
+                     *         "frame_count": 83,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 10.06,
+                     *         "processed_fps": 8.49,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -7256,11 +7256,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.02,
-                     *       "frame_count": 81,
+                     *       "fps": 10.54,
+                     *       "frame_count": 83,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 10.06,
+                     *       "processed_fps": 8.49,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7583,10 +7583,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:29:09.591Z",
+                     *         "created_at": "2026-11-25T14:06:50.271Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 4
+                     *           "out": 3
                      *         }
                      *       }
                      *     ]
@@ -7748,7 +7748,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:29:09.591Z",
+                     *       "created_at": "2026-11-25T14:06:50.271Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8017,7 +8017,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:29:09.614Z",
+                     *         "created_at": "2026-11-25T14:06:50.316Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8191,7 +8191,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:29:09.614Z",
+                     *       "created_at": "2026-11-25T14:06:50.316Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8448,7 +8448,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 4
+                     *           "out": 3
                      *         }
                      *       ],
                      *       "zones": [
@@ -8754,16 +8754,16 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T12:15:00.000Z",
-                     *       "to": "2026-11-25T12:29:17.664Z",
+                     *       "from": "2026-11-24T14:00:00.000Z",
+                     *       "to": "2026-11-25T14:06:58.617Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-25T12:15:00.000Z",
-                     *           "end": "2026-11-25T12:30:00.000Z",
+                     *           "start": "2026-11-25T14:00:00.000Z",
+                     *           "end": "2026-11-25T14:15:00.000Z",
                      *           "in": 0,
-                     *           "out": 4,
+                     *           "out": 3,
                      *           "entered": 0,
                      *           "exited": 0,
                      *           "peak_occupancy": 0
@@ -8917,7 +8917,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -8951,9 +8951,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82293551104,
+                     *         "free_bytes": 81661526016,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78481.2 MB free (reserve 64 MB)"
+                     *         "detail": "77878.5 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9107,16 +9107,19 @@ export interface operations {
                      *         "name": "face_detector",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
+                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_det_scrfd_500m",
                      *             "file": "face_det_scrfd_500m_kps.onnx",
                      *             "loaded": true,
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
+                     *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 606,
-                     *             "warmup_ms": 106
+                     *             "load_ms": 2639,
+                     *             "warmup_ms": 454
                      *           }
                      *         ]
                      *       },
@@ -9125,16 +9128,18 @@ export interface operations {
                      *         "module": "face",
                      *         "loaded": true,
                      *         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
+                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_rec_faceplugin_512d",
                      *             "file": "face_rec_faceplugin_512d.onnx",
                      *             "loaded": true,
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
+                     *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 736,
-                     *             "warmup_ms": 126
+                     *             "load_ms": 3401,
+                     *             "warmup_ms": 422
                      *           }
                      *         ]
                      *       },
@@ -9142,26 +9147,29 @@ export interface operations {
                      *         "name": "liveness",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "commercial_use": true,
                      *         "models": [
                      *           {
                      *             "name": "antispoof_minifasnet_v2",
                      *             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+                     *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 614,
-                     *             "warmup_ms": 24
+                     *             "load_ms": 2369,
+                     *             "warmup_ms": 422
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
                      *             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+                     *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 584,
-                     *             "warmup_ms": 43
+                     *             "load_ms": 2323,
+                     *             "warmup_ms": 379
                      *           }
                      *         ]
                      *       }
@@ -9174,6 +9182,8 @@ export interface operations {
                         loaded: boolean;
                         /** @description Why it is not loaded (or a note when it is). */
                         reason?: string;
+                        /** @description Every model file of this component is licensed for commercial use (see each model's license). */
+                        commercial_use?: boolean;
                         models?: {
                             name: string;
                             file: string;
@@ -9183,6 +9193,8 @@ export interface operations {
                             provider?: string;
                             fallback_reason?: string;
                             license: string;
+                            /** @description The weights' licence permits commercial use (models/manifest.json; face.profile: commercial runs only such models). */
+                            commercial_use: boolean;
                             sha256: string;
                             load_ms?: number;
                             warmup_ms?: number;
@@ -9244,19 +9256,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-merge/models",
+                     *         "models_dir": "/work/wt-21/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
                      *           640,
                      *           640
                      *         ],
+                     *         "edge_pad": 0,
                      *         "max_faces": 10,
                      *         "enable_liveness": true,
                      *         "enable_demographics": true,
                      *         "enable_quality": true,
                      *         "quality_gate": 30,
                      *         "detector": "scrfd_500m",
+                     *         "profile": "default",
                      *         "recognizer": "faceplugin_512d"
                      *       },
                      *       "document": {
@@ -9264,7 +9278,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-merge/models"
+                     *         "models_dir": "/work/wt-21/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9287,7 +9301,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-21/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -9332,7 +9346,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-7k63mn/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9372,6 +9386,11 @@ export interface operations {
                              */
                             det_size: number[];
                             /**
+                             * @description Black margin added around the detector input, as a fraction of each side, for faces cut by the frame edge: 0.1 finds more faces that are 40-50% outside the frame, for about 1.4x the detector time (docs/accuracy.md).
+                             * @default 0
+                             */
+                            edge_pad: number;
+                            /**
                              * @description Most faces returned per image (largest first).
                              * @default 10
                              */
@@ -9402,10 +9421,15 @@ export interface operations {
                              */
                             detector: "scrfd_500m" | "scrfd_2.5g" | "yunet";
                             /**
+                             * @description commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.
+                             * @default default
+                             */
+                            profile: "default" | "commercial";
+                            /**
                              * @description Face embedding model (faceplugin_512d separates the shared identities best: docs/accuracy.md).
                              * @default faceplugin_512d
                              */
-                            recognizer: "mobilefacenet_128d" | "faceplugin_512d";
+                            recognizer: "mobilefacenet_128d" | "faceplugin_512d" | "dlib_resnet_128d";
                         };
                         /** @default {} */
                         document: {
@@ -9835,7 +9859,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+                     *       "commit": "36f87820237e5a001ab3c356c681a105e91d1d2c",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

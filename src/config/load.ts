@@ -6,6 +6,7 @@ import { ConfigSchema, type VigilConfig } from './schema.js';
 import { applyEnvOverrides, type EnvProblem } from './env-overrides.js';
 import { packageRoot } from '../core/package-root.js';
 import { authProblems } from './sections/auth.js';
+import { applyFaceProfile } from '../modules/face/face-profile.js';
 
 export type ConfigProblem = EnvProblem;
 
@@ -129,7 +130,8 @@ export function loadConfig(options: LoadOptions = {}): VigilConfig {
     const kept = errors.filter((e) => e.keyword === 'anyOf' || !anyOfPaths.has(e.instancePath));
     problems.push(...kept.map((e) => toProblem(e, raw)));
   } else {
-    problems.push(...authProblems((candidate as VigilConfig).auth.tokens), ...tlsProblems(candidate as VigilConfig));
+    const valid = candidate as VigilConfig;
+    problems.push(...authProblems(valid.auth.tokens), ...tlsProblems(valid), ...applyFaceProfile(raw.face as Record<string, unknown> | undefined, valid.face));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return resolvePaths(candidate as VigilConfig, cwd);

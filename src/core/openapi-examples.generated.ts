@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
+      "removed": "1a5d7197-9477-41d4-8024-2899a0409d3e"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
+      "removed": "901641d0-510d-4903-9552-9ad672ee99cd"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
+      "cancelled": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+      "removed": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,19 +55,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-merge/models",
+        "models_dir": "/work/wt-21/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
           640,
           640
         ],
+        "edge_pad": 0,
         "max_faces": 10,
         "enable_liveness": true,
         "enable_demographics": true,
         "enable_quality": true,
         "quality_gate": 30,
         "detector": "scrfd_500m",
+        "profile": "default",
         "recognizer": "faceplugin_512d"
       },
       "document": {
@@ -75,7 +77,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-merge/models"
+        "models_dir": "/work/wt-21/models"
       },
       "liveness": {
         "enabled": true,
@@ -98,7 +100,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-21/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -143,7 +145,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-7k63mn/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -175,7 +177,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "status": {
         "face": {
@@ -209,9 +211,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82293551104,
+        "free_bytes": 81661526016,
         "reserve_bytes": 67108864,
-        "detail": "78481.2 MB free (reserve 64 MB)"
+        "detail": "77878.5 MB free (reserve 64 MB)"
       }
     }
   },
@@ -236,16 +238,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "face_detector",
         "module": "face",
         "loaded": true,
+        "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
+        "commercial_use": false,
         "models": [
           {
             "name": "face_det_scrfd_500m",
             "file": "face_det_scrfd_500m_kps.onnx",
             "loaded": true,
             "license": "InsightFace pretrained model: non-commercial research use only",
+            "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 606,
-            "warmup_ms": 106
+            "load_ms": 2639,
+            "warmup_ms": 454
           }
         ]
       },
@@ -254,16 +259,18 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "module": "face",
         "loaded": true,
         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
+        "commercial_use": false,
         "models": [
           {
             "name": "face_rec_faceplugin_512d",
             "file": "face_rec_faceplugin_512d.onnx",
             "loaded": true,
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
+            "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 736,
-            "warmup_ms": 126
+            "load_ms": 3401,
+            "warmup_ms": 422
           }
         ]
       },
@@ -271,26 +278,29 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "liveness",
         "module": "face",
         "loaded": true,
+        "commercial_use": true,
         "models": [
           {
             "name": "antispoof_minifasnet_v2",
             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+            "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 614,
-            "warmup_ms": 24
+            "load_ms": 2369,
+            "warmup_ms": 422
           },
           {
             "name": "antispoof_minifasnet_v1se",
             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+            "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 584,
-            "warmup_ms": 43
+            "load_ms": 2323,
+            "warmup_ms": 379
           }
         ]
       }
@@ -300,7 +310,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+      "commit": "36f87820237e5a001ab3c356c681a105e91d1d2c",
       "node": "v20.20.2",
       "models": [
         {
@@ -330,37 +340,37 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
+        "id": "908a353f-bb2a-4908-899f-a8f801808493",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:29:16.986Z",
+        "timestamp": "2026-11-25T14:06:57.810Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 4,
-          "direction": "out",
-          "direction_label": "north",
-          "counts": {
-            "in": 0,
-            "out": 4
-          }
-        },
-        "camera_id": "hall"
-      },
-      {
-        "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
-        "type": "line_crossed",
-        "timestamp": "2026-11-25T12:29:16.792Z",
-        "source": "video",
-        "data": {
-          "rule_id": "walkway",
-          "rule_name": "walkway",
-          "track_id": 5,
+          "track_id": 16,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
             "out": 3
+          }
+        },
+        "camera_id": "hall"
+      },
+      {
+        "id": "e5f5b1f0-2cb2-49b8-a40d-95f98b51a950",
+        "type": "line_crossed",
+        "timestamp": "2026-11-25T14:06:57.707Z",
+        "source": "video",
+        "data": {
+          "rule_id": "walkway",
+          "rule_name": "walkway",
+          "track_id": 14,
+          "direction": "out",
+          "direction_label": "north",
+          "counts": {
+            "in": 0,
+            "out": 2
           }
         },
         "camera_id": "hall"
@@ -374,34 +384,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+        "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:29:17.771+00:00",
+        "created_at": "2026-11-25T14:06:58.820+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795609757775000",
-          "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-          "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+          "delivery_id": "1795615618826000",
+          "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+          "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:29:17.775+00:00",
-          "updated_at": "2026-11-25T12:29:17.883+00:00",
+          "created_at": "2026-11-25T14:06:58.826+00:00",
+          "updated_at": "2026-11-25T14:06:59.313+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -414,10 +424,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+          "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
           "size": 1,
-          "first_seen": "2026-11-25T12:29:04.433Z",
-          "last_seen": "2026-11-25T12:29:04.433Z",
+          "first_seen": "2026-11-25T14:06:27.067Z",
+          "last_seen": "2026-11-25T14:06:27.067Z",
           "watchlists": [
             "default"
           ],
@@ -477,10 +487,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
+          "cluster_id": "901641d0-510d-4903-9552-9ad672ee99cd",
           "size": 1,
-          "first_seen": "2026-11-25T12:29:04.377Z",
-          "last_seen": "2026-11-25T12:29:04.377Z",
+          "first_seen": "2026-11-25T14:06:26.803Z",
+          "last_seen": "2026-11-25T14:06:26.803Z",
           "watchlists": [
             "default"
           ],
@@ -544,10 +554,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+      "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
       "size": 1,
-      "first_seen": "2026-11-25T12:29:04.433Z",
-      "last_seen": "2026-11-25T12:29:04.433Z",
+      "first_seen": "2026-11-25T14:06:27.067Z",
+      "last_seen": "2026-11-25T14:06:27.067Z",
       "watchlists": [
         "default"
       ],
@@ -617,16 +627,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
       "challenges": [
         {
-          "type": "SMILE",
-          "instruction": "smile",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         },
         {
@@ -636,7 +646,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "state": "in_progress",
-      "current_challenge": "SMILE",
+      "current_challenge": "LOOK_DOWN",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -644,10 +654,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:29:09.188Z",
-      "expires_at": "2026-11-25T12:34:09.188Z",
-      "challenge_started_at": "2026-11-25T12:29:09.198Z",
-      "challenge_deadline": "2026-11-25T12:29:14.198Z",
+      "created_at": "2026-11-25T14:06:49.229Z",
+      "expires_at": "2026-11-25T14:11:49.229Z",
+      "challenge_started_at": "2026-11-25T14:06:49.255Z",
+      "challenge_deadline": "2026-11-25T14:06:54.255Z",
       "ended_at": null
     }
   },
@@ -657,11 +667,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.02,
-        "frame_count": 81,
+        "fps": 10.54,
+        "frame_count": 83,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.06,
+        "processed_fps": 8.49,
         "decoder": "cpu",
         "loop": true
       }
@@ -672,11 +682,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.02,
-      "frame_count": 81,
+      "fps": 10.54,
+      "frame_count": 83,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.06,
+      "processed_fps": 8.49,
       "decoder": "cpu",
       "loop": true
     }
@@ -693,7 +703,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 4
+          "out": 3
         }
       ],
       "zones": [
@@ -711,16 +721,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T12:15:00.000Z",
-      "to": "2026-11-25T12:29:17.664Z",
+      "from": "2026-11-24T14:00:00.000Z",
+      "to": "2026-11-25T14:06:58.617Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-25T12:15:00.000Z",
-          "end": "2026-11-25T12:30:00.000Z",
+          "start": "2026-11-25T14:00:00.000Z",
+          "end": "2026-11-25T14:15:00.000Z",
           "in": 0,
-          "out": 4,
+          "out": 3,
           "entered": 0,
           "exited": 0,
           "peak_occupancy": 0
@@ -748,10 +758,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:29:09.591Z",
+        "created_at": "2026-11-25T14:06:50.271Z",
         "counts": {
           "in": 0,
-          "out": 4
+          "out": 3
         }
       }
     ]
@@ -784,7 +794,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:29:09.614Z",
+        "created_at": "2026-11-25T14:06:50.316Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -813,14 +823,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:29:03.869Z",
-          "updated_at": "2026-11-25T12:29:03.869Z"
+          "enrolled_at": "2026-11-25T14:06:25.442Z",
+          "updated_at": "2026-11-25T14:06:25.442Z"
         }
       ]
     }
@@ -831,12 +841,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T14:06:58.820+00:00",
       "enabled": true
     },
     "request": {
@@ -1147,13 +1157,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T14:06:58.820+00:00",
       "enabled": true
     },
     "request": {
@@ -1167,15 +1177,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795609757895000",
-      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-      "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+      "delivery_id": "1795615619364000",
+      "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+      "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:29:17.895+00:00",
-      "updated_at": "2026-11-25T12:29:17.895+00:00",
-      "next_attempt_at": "2026-11-25T12:29:17.895Z",
+      "created_at": "2026-11-25T14:06:59.364+00:00",
+      "updated_at": "2026-11-25T14:06:59.364+00:00",
+      "next_attempt_at": "2026-11-25T14:06:59.364Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1183,26 +1193,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T14:06:58.820+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+        "id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:29:17.775Z",
+        "timestamp": "2026-11-25T14:06:58.826Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
+          "message": "test delivery to webhook 1a5d7197-9477-41d4-8024-2899a0409d3e",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1211,15 +1221,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795609757775000",
-        "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-        "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+        "delivery_id": "1795615618826000",
+        "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+        "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:29:17.775+00:00",
-        "updated_at": "2026-11-25T12:29:17.775+00:00",
-        "next_attempt_at": "2026-11-25T12:29:17.775Z",
+        "created_at": "2026-11-25T14:06:58.826+00:00",
+        "updated_at": "2026-11-25T14:06:58.826+00:00",
+        "next_attempt_at": "2026-11-25T14:06:58.826Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1286,7 +1296,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1304,7 +1314,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+        "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1314,7 +1324,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1453,13 +1463,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+      "identity_id": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+      "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
       "promoted_samples": 1
     },
     "request": {
@@ -1469,16 +1479,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
       "challenges": [
         {
-          "type": "SMILE",
-          "instruction": "smile",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
+          "type": "LOOK_UP",
+          "instruction": "look upward",
           "timeout_seconds": 5
         },
         {
@@ -1491,8 +1501,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
-      "challenge_type": "SMILE",
+      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+      "challenge_type": "LOOK_DOWN",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1681,7 +1691,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:29:09.591Z",
+      "created_at": "2026-11-25T14:06:50.271Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1728,7 +1738,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:29:09.614Z",
+      "created_at": "2026-11-25T14:06:50.316Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1760,7 +1770,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+      "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

@@ -25,6 +25,8 @@ export interface ComponentReport {
   reason?: string;
   /** Model files behind the component, with licence and execution provider. */
   models?: ModelStatus[];
+  /** Every model file of the component is licensed for commercial use. */
+  commercial_use?: boolean;
 }
 
 export interface ModuleReport {
@@ -128,6 +130,7 @@ export function modelComponent(models: ModelRegistry, names: string[], notReques
     if (statuses.some((s) => s === undefined)) return { loaded: false, reason: notRequested };
     const list = statuses as ModelStatus[];
     const broken = list.find((s) => !s.loaded);
-    return broken ? { loaded: false, reason: `${broken.name}: ${broken.reason ?? 'not loaded'}`, models: list } : { loaded: true, models: list };
+    const commercial_use = list.every((s) => s.commercial_use);
+    return broken ? { loaded: false, reason: `${broken.name}: ${broken.reason ?? 'not loaded'}`, models: list, commercial_use } : { loaded: true, models: list, commercial_use };
   };
 }

@@ -42,6 +42,8 @@ export interface DataFileEntry {
   bytes: number;
   task: string;
   license: string;
+  /** True only where the weights carry a permissive licence read at the source (face.profile: commercial uses only these). */
+  commercial_use?: boolean;
   origin: string;
   upstream_url: string;
 }

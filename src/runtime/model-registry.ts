@@ -16,6 +16,8 @@ export interface ModelStatus {
   provider?: string;
   fallback_reason?: string;
   license: string;
+  /** The manifest's commercial_use: the weights' licence permits commercial use. */
+  commercial_use: boolean;
   sha256: string;
   load_ms?: number;
   warmup_ms?: number;
@@ -85,7 +87,7 @@ export class ModelRegistry {
     const defaultFile = join(this.modelsDir, entry.file);
     const file = customFile ?? defaultFile;
     const checkDigest = file === defaultFile;
-    const status: ModelStatus = { name, file: entry.file, loaded: false, license: entry.license, sha256: entry.sha256 };
+    const status: ModelStatus = { name, file: entry.file, loaded: false, license: entry.license, commercial_use: entry.commercial_use === true, sha256: entry.sha256 };
     this.statuses.set(name, status);
     if (!existsSync(file)) {
       status.reason = `model file missing: ${file} (run: npm run fetch-models, with VIGIL_MODEL_MIRROR set on boxes without internet)`;

@@ -56,6 +56,7 @@ const ModelFile = Type.Object({
   provider: Type.Optional(Type.String({ description: 'Execution provider the session runs on (cpu, cuda, tensorrt).' })),
   fallback_reason: Type.Optional(Type.String()),
   license: Type.String(),
+  commercial_use: Type.Boolean({ description: "The weights' licence permits commercial use (models/manifest.json; face.profile: commercial runs only such models)." }),
   sha256: Type.String(),
   load_ms: Type.Optional(Type.Number()),
   warmup_ms: Type.Optional(Type.Number()),
@@ -67,6 +68,7 @@ export const ModelsResponse = Type.Array(
     module: Type.String(),
     loaded: Type.Boolean({ description: 'false: the optional dependency is missing, the model file is absent or corrupt, or the component is not built.' }),
     reason: Type.Optional(Type.String({ description: 'Why it is not loaded (or a note when it is).' })),
+    commercial_use: Type.Optional(Type.Boolean({ description: "Every model file of this component is licensed for commercial use (see each model's license)." })),
     models: Type.Optional(Type.Array(ModelFile)),
   }),
 );

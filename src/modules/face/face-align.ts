@@ -11,6 +11,21 @@ export const ARCFACE_TEMPLATE: readonly Point[] = [
 ];
 export const ALIGNED_SIZE = 112;
 
+/**
+ * dlib's 150x150 face chip (get_face_chip_details(shape, 150, 0.25), the input of its ResNet
+ * recognizer), as the same five points: eye centres (mean of each 6-point eye contour), nose
+ * tip (point 30), mouth corners (48, 54) of dlib's mean face shape, mapped by
+ * (0.25 + m) / 1.5 * 150.
+ */
+export const DLIB_CHIP_TEMPLATE: readonly Point[] = [
+  [47.5492, 46.599],
+  [100.4761, 46.599],
+  [74.0127, 76.5625],
+  [50.4149, 103.0233],
+  [97.6104, 103.0233],
+];
+export const DLIB_CHIP_SIZE = 150;
+
 /** 2x3 affine [a, b, tx, c, d, ty]: x' = a x + b y + tx, y' = c x + d y + ty. */
 export type Affine = [number, number, number, number, number, number];
 
@@ -82,8 +97,13 @@ export function warpAffine(img: RgbImage, inv: Affine, outW: number, outH: numbe
 
 /** The 112x112 ArcFace-aligned face for 5 landmarks (insightface norm_crop). */
 export function alignFace(img: RgbImage, kps: readonly Point[]): RgbImage {
-  const m = estimateSimilarity(kps, ARCFACE_TEMPLATE);
-  return warpAffine(img, invertAffine(m), ALIGNED_SIZE, ALIGNED_SIZE);
+  return alignFaceTo(img, kps, ARCFACE_TEMPLATE, ALIGNED_SIZE);
+}
+
+/** The size x size face whose 5 landmarks best match `template` (similarity transform). */
+export function alignFaceTo(img: RgbImage, kps: readonly Point[], template: readonly Point[], size: number): RgbImage {
+  const m = estimateSimilarity(kps, template);
+  return warpAffine(img, invertAffine(m), size, size);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface DetectOptions {
   detSize: readonly [number, number];
   thresh: number;
   upscaleSmall?: boolean;
+  /** Black margin around the image, a fraction of each side (detectorCanvas's edgePad). */
+  edgePad?: number;
 }
 
 export interface DetectTimings {
@@ -54,7 +56,7 @@ export class FaceDetector {
     timings?: DetectTimings,
   ): Promise<{ faces: RawFace[]; longerInput: number }> {
     const t0 = performance.now();
-    const canvas = await detectorCanvas(img, { detSize, upscaleSmall: opts.upscaleSmall });
+    const canvas = await detectorCanvas(img, { detSize, upscaleSmall: opts.upscaleSmall, edgePad: opts.edgePad });
     const data = canvasTensor(canvas, this.layout);
     const model = this.model;
     const t1 = performance.now();
@@ -68,9 +70,16 @@ export class FaceDetector {
       timings.prep_ms += t1 - t0;
       timings.model_ms += t2 - t1;
     }
-    const faces = nms(raw, NMS_IOU).map((f) => clipToImage(f, img.width, img.height));
+    const faces = nms(raw, NMS_IOU).map((f) => clipToImage(unshift(f, canvas.offsetX / canvas.scale, canvas.offsetY / canvas.scale), img.width, img.height));
     return { faces, longerInput: Math.max(canvas.inputWidth, canvas.inputHeight) };
   }
+}
+
+/** Canvas coordinates (already divided by the scale) back to the image's when it sat at an offset. */
+function unshift(f: RawFace, dx: number, dy: number): RawFace {
+  if (dx === 0 && dy === 0) return f;
+  const [x1, y1, x2, y2] = f.box;
+  return { ...f, box: [x1 - dx, y1 - dy, x2 - dx, y2 - dy], kps: f.kps.map(([x, y]) => [x - dx, y - dy] as [number, number]) };
 }
 
 /** Boxes may overhang the image (a face cut at the edge); clip them, keep landmarks as predicted. */

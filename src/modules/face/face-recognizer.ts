@@ -1,6 +1,8 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import type { TensorLayout } from './detector-input.js';
+import { alignFaceTo, ALIGNED_SIZE, ARCFACE_TEMPLATE, DLIB_CHIP_SIZE, DLIB_CHIP_TEMPLATE } from './face-align.js';
+import type { Point } from './face-geometry.js';
 
 /**
  * Per-recognizer input layout (models/MANIFEST.json). The channel order is the one that
@@ -11,6 +13,15 @@ import type { TensorLayout } from './detector-input.js';
 export const RECOGNIZER_LAYOUTS: Record<string, TensorLayout> = {
   face_rec_mobilefacenet_128d: { order: 'rgb', mean: 127.5, std: 127.5 },
   face_rec_faceplugin_512d: { order: 'bgr', mean: 127, std: 128 },
+  // The graph subtracts face-api's per-channel means and divides by 255 itself.
+  face_rec_dlib_resnet_128d: { order: 'rgb', mean: 0, std: 1 },
+};
+
+/** The aligned crop each recognizer was trained on: ArcFace's 112x112, or dlib's 150x150 chip. */
+export const RECOGNIZER_CROPS: Record<string, { template: readonly Point[]; size: number }> = {
+  face_rec_mobilefacenet_128d: { template: ARCFACE_TEMPLATE, size: ALIGNED_SIZE },
+  face_rec_faceplugin_512d: { template: ARCFACE_TEMPLATE, size: ALIGNED_SIZE },
+  face_rec_dlib_resnet_128d: { template: DLIB_CHIP_TEMPLATE, size: DLIB_CHIP_SIZE },
 };
 
 /** NCHW float32 tensor data of an RGB image under a layout. */
@@ -46,9 +57,10 @@ export function cosine(a: Float32Array, b: Float32Array): number {
   return Math.max(-1, Math.min(1, s));
 }
 
-/** Embeds 112x112 ArcFace-aligned faces with one recognizer session. */
+/** Embeds aligned faces with one recognizer session. */
 export class FaceRecognizer {
   readonly layout: TensorLayout;
+  readonly crop: { template: readonly Point[]; size: number };
 
   constructor(
     private readonly model: WorkerModel,
@@ -56,8 +68,20 @@ export class FaceRecognizer {
     layout?: TensorLayout,
   ) {
     const l = layout ?? RECOGNIZER_LAYOUTS[name];
-    if (!l) throw new Error(`no input layout known for recognizer ${name}`);
+    const crop = RECOGNIZER_CROPS[name];
+    if (!l || !crop) throw new Error(`no input layout known for recognizer ${name}`);
     this.layout = l;
+    this.crop = crop;
+  }
+
+  /** True when the recognizer takes the 112x112 ArcFace crop quality is measured on. */
+  get usesArcfaceCrop(): boolean {
+    return this.crop.template === ARCFACE_TEMPLATE;
+  }
+
+  /** The recognizer's own aligned crop of a face. */
+  align(img: RgbImage, kps: readonly Point[]): RgbImage {
+    return alignFaceTo(img, kps, this.crop.template, this.crop.size);
   }
 
   async embed(aligned: RgbImage): Promise<Float32Array> {

@@ -71,6 +71,8 @@ export interface AnalyzeOptions {
   minFaceUpscale?: boolean;
   /** Detector score threshold override (default face.det_thresh). */
   detThresh?: number;
+  /** Black margin around the detector input, a fraction of each side (default face.edge_pad; bench/eval-face-edge.ts). */
+  edgePad?: number;
   timings?: StageTimings;
 }
 
@@ -105,6 +107,11 @@ export class FaceService {
   /** The models the configuration asks for: the detector, the recognizer and, when enabled, the liveness pair. */
   requiredModels(): string[] {
     return [this.detectorName, this.recognizerName, ...(this.face.enable_liveness ? LIVENESS_MODELS : [])];
+  }
+
+  /** Every face model this configuration runs (required and optional). */
+  activeModels(): string[] {
+    return [...this.requiredModels(), ...this.optionalModels()];
   }
 
   /** Models whose absence only leaves their field null (demographics). */
@@ -148,7 +155,7 @@ export class FaceService {
     const inner = t ? { prep_ms: 0, model_ms: 0 } : undefined;
     const faces = await this.detector().detect(
       img,
-      { detSize: this.face.det_size, thresh: opts.detThresh ?? this.face.det_thresh, upscaleSmall: opts.minFaceUpscale },
+      { detSize: this.face.det_size, thresh: opts.detThresh ?? this.face.det_thresh, upscaleSmall: opts.minFaceUpscale, edgePad: opts.edgePad ?? this.face.edge_pad },
       inner,
     );
     faces.sort((a, b) => faceSize(b.box) - faceSize(a.box));
@@ -192,7 +199,10 @@ export class FaceService {
     const demographicsModel = this.face.enable_demographics && (opts.demographics ?? true) ? this.models.tryGet(DEMOGRAPHICS_MODEL)?.runner : undefined;
     const size = faceSize(f.box);
     const t0 = performance.now();
-    const aligned = wantEmbed || wantQuality ? alignFace(img, f.kps) : null;
+    const recognizer = wantEmbed ? this.recognizer() : null;
+    const aligned = wantQuality || recognizer?.usesArcfaceCrop ? alignFace(img, f.kps) : null;
+    // A recognizer trained on another crop (dlib's 150x150 chip) gets its own.
+    const recognizerInput = recognizer ? (recognizer.usesArcfaceCrop ? aligned : recognizer.align(img, f.kps)) : null;
     if (t) t.align += performance.now() - t0;
     // The models run concurrently (the pool spreads them over its workers), longest first so
     // that the two short liveness runs fill in behind them: the recognizer as soon as the
@@ -204,7 +214,7 @@ export class FaceService {
       if (t) t[stage] += performance.now() - start;
       return value;
     };
-    const embeddingP = wantEmbed && aligned ? timed('embed', () => this.recognizer().embed(aligned)) : Promise.resolve(null);
+    const embeddingP = recognizer && recognizerInput ? timed('embed', () => recognizer.embed(recognizerInput)) : Promise.resolve(null);
     const demographicsP = demographicsModel
       ? timed('demographics', () => estimateDemographics(demographicsModel, img, [f])).then(([d]) => d ?? null)
       : Promise.resolve(null);

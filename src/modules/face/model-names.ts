@@ -10,6 +10,7 @@ export const DETECTOR_MODELS: Record<VigilConfig['face']['detector'], string> = 
 export const RECOGNIZER_MODELS: Record<VigilConfig['face']['recognizer'], string> = {
   mobilefacenet_128d: 'face_rec_mobilefacenet_128d',
   faceplugin_512d: 'face_rec_faceplugin_512d',
+  dlib_resnet_128d: 'face_rec_dlib_resnet_128d',
 };
 
 /** Passive liveness: MiniFASNetV2 on a 2.7x crop fused with MiniFASNetV1SE on a 4.0x crop, as upstream. */

@@ -5,6 +5,15 @@ import { FaceService } from './face-service.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
 import { faceRoutes } from './routes.js';
 import { describeCalibration } from './score-calibration.js';
+import type { ModelRegistry } from '../../runtime/model-registry.js';
+
+/** One line: is every model of the active face stack licensed for commercial use, and which are not. */
+function commercialNote(models: ModelRegistry, active: string[], profile: string): string {
+  const statuses = active.map((m) => models.status(m)).filter((s) => s !== undefined);
+  const blocked = statuses.filter((s) => !s.commercial_use);
+  if (blocked.length === 0) return `face stack cleared for commercial use (face.profile ${profile}): ${statuses.map((s) => s.name).join(', ')} all carry permissive licences (each model's license below and under face_recognizer and liveness)`;
+  return `face stack NOT cleared for commercial use: ${blocked.map((s) => `${s.name} (${s.license})`).join('; ')}. face.profile: commercial uses only permissively licensed models`;
+}
 
 /** Face module: loads the configured detector, recognizer, passive-liveness and demographics models at start, serves /detect and /verify. */
 export default fp(
@@ -23,7 +32,13 @@ export default fp(
         await Promise.all([...service.requiredModels(), ...service.optionalModels()].map((m) => service.openModel(m)));
       },
     });
-    status.setComponent('face_detector', modelComponent(models, [detector]));
+    const detectorReport = modelComponent(models, [detector]);
+    // The detector's note says whether the whole active face stack may be used commercially
+    // (issue 21: a licence-clean profile), naming the models that may not.
+    status.setComponent('face_detector', () => {
+      const r = detectorReport();
+      return r.loaded ? { ...r, reason: commercialNote(models, service.activeModels(), config.face.profile) } : r;
+    });
     const recognizerReport = modelComponent(models, [recognizer]);
     const calibration = describeCalibration(recognizer);
     // A loaded recognizer's note says what its similarity scale rests on (issue 21: honest thresholds).

@@ -1,0 +1,84 @@
+// face.profile: commercial (issue 21): a stack of permissively licensed models only, and
+// /admin/models saying for each model and for the active stack whether commercial use is cleared.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { modelManifest } from '../../src/runtime/model-manifest.js';
+import { testApp } from '../helpers/app.js';
+import { multipart } from '../helpers/multipart.js';
+import { testdata } from '../helpers/paths.js';
+
+const file = (...p: string[]) => readFileSync(testdata('faces', ...p));
+
+describe('face.profile: commercial', () => {
+  it('fills the unset face settings with cleared models (guards a profile that still loads SCRFD)', () => {
+    const c = loadConfig({ env: {}, overrides: { face: { profile: 'commercial' } } });
+    assert.equal(c.face.detector, 'yunet');
+    assert.equal(c.face.recognizer, 'dlib_resnet_128d');
+    assert.equal(c.face.det_thresh, 0.9);
+    assert.equal(c.face.enable_demographics, false);
+    for (const name of ['face_det_yunet', 'face_rec_dlib_resnet_128d', 'antispoof_minifasnet_v2', 'antispoof_minifasnet_v1se']) {
+      assert.equal(modelManifest().get(name)?.commercial_use, true, name);
+    }
+  });
+
+  it('refuses a non-cleared model chosen beside it, naming the setting (guards a silent override)', () => {
+    assert.throws(
+      () => loadConfig({ env: { VIGIL_FACE_PROFILE: 'commercial', VIGIL_FACE_DETECTOR: 'scrfd_500m' }, overrides: { face: { recognizer: 'faceplugin_512d' } } }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        const paths = err.problems.map((p) => p.path).sort();
+        assert.deepEqual(paths, ['face.detector', 'face.recognizer']);
+        return true;
+      },
+    );
+    // An explicit det_thresh is the operator's to choose.
+    assert.equal(loadConfig({ env: {}, overrides: { face: { profile: 'commercial', det_thresh: 0.8 } } }).face.det_thresh, 0.8);
+  });
+
+  it('the default profile is not cleared, and /admin/models says which models block it', async () => {
+    const t = await testApp({});
+    try {
+      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; reason?: string; commercial_use?: boolean; models?: { name: string; commercial_use: boolean }[] }[];
+      const det = models.find((m) => m.name === 'face_detector')!;
+      assert.equal(det.commercial_use, false);
+      assert.match(det.reason!, /NOT cleared for commercial use: .*face_det_scrfd_500m.*face_rec_faceplugin_512d/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('runs end to end: a face on every identity photo it is given, none on noface/, a genuine pair matched', async () => {
+    const t = await testApp({ face: { profile: 'commercial' } });
+    try {
+      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; loaded: boolean; reason?: string; commercial_use?: boolean; models?: { name: string; commercial_use: boolean; license: string }[] }[];
+      const det = models.find((m) => m.name === 'face_detector')!;
+      assert.equal(det.commercial_use, true);
+      assert.match(det.reason!, /^face stack cleared for commercial use/);
+      const rec = models.find((m) => m.name === 'face_recognizer')!;
+      assert.equal(rec.models![0]!.name, 'face_rec_dlib_resnet_128d');
+      assert.match(rec.models![0]!.license, /public domain/);
+      assert.equal(models.find((m) => m.name === 'demographics')!.loaded, false);
+      for (const f of ['opencv_board.jpg', 'opencv_stuff.jpg']) {
+        const res = await t.app.inject({ method: 'POST', url: '/api/v1/detect', ...multipart([{ name: 'image', file: file('noface', f) }]) });
+        assert.equal(res.json().count, 0, f);
+      }
+      const v = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        ...multipart([{ name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') }, { name: 'image2', file: file('identities', 'bbt_sheldon', 'sheldon2.png') }]),
+      });
+      assert.equal(v.statusCode, 200);
+      const other = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        ...multipart([{ name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') }, { name: 'image2', file: file('identities', 'bbt_penny', 'penny1.png') }]),
+      });
+      assert.ok(v.json().similarity > other.json().similarity, `genuine ${v.json().similarity} vs impostor ${other.json().similarity}`);
+      assert.equal(other.json().is_match, false);
+    } finally {
+      await t.close();
+    }
+  });
+});
