@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
+      "removed": "22878d34-018f-4dba-be21-de2a402603d6"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
+      "removed": "52952749-e630-45bc-bfe7-52bbe20fe038"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
+      "cancelled": "8e20aef4-9e4a-4df1-aed5-d06578b294a5"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+      "removed": "f063f490-b487-4951-991d-7db596e30ffc",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-merge/models",
+        "models_dir": "/work/wt-17-19/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -75,7 +75,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-merge/models"
+        "models_dir": "/work/wt-17-19/models"
       },
       "liveness": {
         "enabled": true,
@@ -98,7 +98,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-17-19/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -143,7 +143,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-SzMSlf/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -175,7 +175,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "status": {
         "face": {
@@ -209,9 +209,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82293551104,
+        "free_bytes": 81970626560,
         "reserve_bytes": 67108864,
-        "detail": "78481.2 MB free (reserve 64 MB)"
+        "detail": "78173.3 MB free (reserve 64 MB)"
       }
     }
   },
@@ -244,8 +244,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 606,
-            "warmup_ms": 106
+            "load_ms": 4258,
+            "warmup_ms": 949
           }
         ]
       },
@@ -262,8 +262,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 736,
-            "warmup_ms": 126
+            "load_ms": 5686,
+            "warmup_ms": 375
           }
         ]
       },
@@ -279,8 +279,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 614,
-            "warmup_ms": 24
+            "load_ms": 4438,
+            "warmup_ms": 1421
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -289,8 +289,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 584,
-            "warmup_ms": 43
+            "load_ms": 3992,
+            "warmup_ms": 626
           }
         ]
       }
@@ -300,7 +300,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+      "commit": "68578dd9da75a0797b35c445affacc2395575d6d",
       "node": "v20.20.2",
       "models": [
         {
@@ -330,40 +330,40 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
+        "id": "c5b17400-9b48-4ac3-8dcd-47011c179488",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T12:29:16.986Z",
+        "timestamp": "2026-11-25T13:48:30.834Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 4,
+          "track_id": 27,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
-            "out": 4
+            "out": 1
           }
         },
         "camera_id": "hall"
       },
       {
-        "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
-        "type": "line_crossed",
-        "timestamp": "2026-11-25T12:29:16.792Z",
-        "source": "video",
+        "id": "a27d54d6-56d0-4ed2-b3d1-1839f2bb3188",
+        "type": "document_scanned",
+        "timestamp": "2026-11-25T13:48:11.728Z",
+        "source": "document",
         "data": {
-          "rule_id": "walkway",
-          "rule_name": "walkway",
-          "track_id": 5,
-          "direction": "out",
-          "direction_label": "north",
-          "counts": {
-            "in": 0,
-            "out": 3
-          }
+          "detected": true,
+          "has_face": true,
+          "has_mrz": true,
+          "mrz_type": "TD3",
+          "document_kind": "P",
+          "issuing_country": "GBR",
+          "check_digits_valid": true,
+          "expired": true,
+          "ocr_lines": 58
         },
-        "camera_id": "hall"
+        "camera_id": null
       }
     ]
   },
@@ -374,34 +374,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+        "id": "22878d34-018f-4dba-be21-de2a402603d6",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T12:29:17.771+00:00",
+        "created_at": "2026-11-25T13:48:32.521+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795609757775000",
-          "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-          "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+          "delivery_id": "1795614512537000",
+          "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+          "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T12:29:17.775+00:00",
-          "updated_at": "2026-11-25T12:29:17.883+00:00",
+          "created_at": "2026-11-25T13:48:32.537+00:00",
+          "updated_at": "2026-11-25T13:48:34.511+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -414,10 +414,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+          "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
           "size": 1,
-          "first_seen": "2026-11-25T12:29:04.433Z",
-          "last_seen": "2026-11-25T12:29:04.433Z",
+          "first_seen": "2026-11-25T13:47:15.241Z",
+          "last_seen": "2026-11-25T13:47:15.241Z",
           "watchlists": [
             "default"
           ],
@@ -477,10 +477,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
+          "cluster_id": "52952749-e630-45bc-bfe7-52bbe20fe038",
           "size": 1,
-          "first_seen": "2026-11-25T12:29:04.377Z",
-          "last_seen": "2026-11-25T12:29:04.377Z",
+          "first_seen": "2026-11-25T13:47:14.318Z",
+          "last_seen": "2026-11-25T13:47:14.318Z",
           "watchlists": [
             "default"
           ],
@@ -544,10 +544,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+      "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
       "size": 1,
-      "first_seen": "2026-11-25T12:29:04.433Z",
-      "last_seen": "2026-11-25T12:29:04.433Z",
+      "first_seen": "2026-11-25T13:47:15.241Z",
+      "last_seen": "2026-11-25T13:47:15.241Z",
       "watchlists": [
         "default"
       ],
@@ -617,26 +617,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
       "challenges": [
-        {
-          "type": "SMILE",
-          "instruction": "smile",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
-          "timeout_seconds": 5
-        },
         {
           "type": "BLINK",
           "instruction": "blink eyes",
           "timeout_seconds": 5
+        },
+        {
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
+          "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "SMILE",
+      "current_challenge": "BLINK",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -644,10 +644,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T12:29:09.188Z",
-      "expires_at": "2026-11-25T12:34:09.188Z",
-      "challenge_started_at": "2026-11-25T12:29:09.198Z",
-      "challenge_deadline": "2026-11-25T12:29:14.198Z",
+      "created_at": "2026-11-25T13:48:15.016Z",
+      "expires_at": "2026-11-25T13:53:15.016Z",
+      "challenge_started_at": "2026-11-25T13:48:15.204Z",
+      "challenge_deadline": "2026-11-25T13:48:20.204Z",
       "ended_at": null
     }
   },
@@ -657,13 +657,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.02,
-        "frame_count": 81,
+        "fps": 11.76,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.06,
+        "processed_fps": 2.6,
         "decoder": "cpu",
-        "loop": true
+        "loop": true,
+        "enabled": true
       }
     ]
   },
@@ -672,13 +673,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.02,
-      "frame_count": 81,
+      "fps": 11.76,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.06,
+      "processed_fps": 2.6,
       "decoder": "cpu",
-      "loop": true
+      "loop": true,
+      "enabled": true
     }
   },
   "GET /api/v1/video/cameras/{camera_id}/counts": {
@@ -693,7 +695,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 4
+          "out": 0
         }
       ],
       "zones": [
@@ -711,21 +713,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T12:15:00.000Z",
-      "to": "2026-11-25T12:29:17.664Z",
-      "rows": [
-        {
-          "rule_id": "walkway",
-          "type": "line",
-          "start": "2026-11-25T12:15:00.000Z",
-          "end": "2026-11-25T12:30:00.000Z",
-          "in": 0,
-          "out": 4,
-          "entered": 0,
-          "exited": 0,
-          "peak_occupancy": 0
-        }
-      ],
+      "from": "2026-11-24T13:45:00.000Z",
+      "to": "2026-11-25T13:48:29.107Z",
+      "rows": [],
       "next_from": null
     }
   },
@@ -748,10 +738,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:29:09.591Z",
+        "created_at": "2026-11-25T13:48:20.293Z",
         "counts": {
           "in": 0,
-          "out": 4
+          "out": 0
         }
       }
     ]
@@ -784,7 +774,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T12:29:09.614Z",
+        "created_at": "2026-11-25T13:48:20.381Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -813,14 +803,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T12:29:03.869Z",
-          "updated_at": "2026-11-25T12:29:03.869Z"
+          "enrolled_at": "2026-11-25T13:47:06.521Z",
+          "updated_at": "2026-11-25T13:47:06.521Z"
         }
       ]
     }
@@ -831,12 +821,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "22878d34-018f-4dba-be21-de2a402603d6",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T13:48:32.521+00:00",
       "enabled": true
     },
     "request": {
@@ -1147,13 +1137,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "22878d34-018f-4dba-be21-de2a402603d6",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T13:48:32.521+00:00",
       "enabled": true
     },
     "request": {
@@ -1167,15 +1157,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795609757895000",
-      "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-      "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+      "delivery_id": "1795614514708000",
+      "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+      "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T12:29:17.895+00:00",
-      "updated_at": "2026-11-25T12:29:17.895+00:00",
-      "next_attempt_at": "2026-11-25T12:29:17.895Z",
+      "created_at": "2026-11-25T13:48:34.708+00:00",
+      "updated_at": "2026-11-25T13:48:34.708+00:00",
+      "next_attempt_at": "2026-11-25T13:48:34.708Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1183,26 +1173,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+      "id": "22878d34-018f-4dba-be21-de2a402603d6",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T12:29:17.771+00:00",
+      "created_at": "2026-11-25T13:48:32.521+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+        "id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T12:29:17.775Z",
+        "timestamp": "2026-11-25T13:48:32.537Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
+          "message": "test delivery to webhook 22878d34-018f-4dba-be21-de2a402603d6",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1211,15 +1201,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795609757775000",
-        "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-        "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+        "delivery_id": "1795614512537000",
+        "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+        "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T12:29:17.775+00:00",
-        "updated_at": "2026-11-25T12:29:17.775+00:00",
-        "next_attempt_at": "2026-11-25T12:29:17.775Z",
+        "created_at": "2026-11-25T13:48:32.537+00:00",
+        "updated_at": "2026-11-25T13:48:32.537+00:00",
+        "next_attempt_at": "2026-11-25T13:48:32.537Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1286,7 +1276,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1304,7 +1294,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+        "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1314,7 +1304,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1453,13 +1443,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+      "identity_id": "f063f490-b487-4951-991d-7db596e30ffc",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+      "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
       "promoted_samples": 1
     },
     "request": {
@@ -1469,21 +1459,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
       "challenges": [
-        {
-          "type": "SMILE",
-          "instruction": "smile",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
-          "timeout_seconds": 5
-        },
         {
           "type": "BLINK",
           "instruction": "blink eyes",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         }
       ]
@@ -1491,8 +1481,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
-      "challenge_type": "SMILE",
+      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+      "challenge_type": "BLINK",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1626,7 +1616,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
-      "loop": true
+      "loop": true,
+      "enabled": true
     },
     "request": {
       "camera_id": "hall",
@@ -1663,6 +1654,36 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "rule_id": "walkway"
     }
   },
+  "POST /api/v1/video/cameras/{camera_id}/disable": {
+    "response": {
+      "camera_id": "hall",
+      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+      "is_running": false,
+      "fps": 0,
+      "frame_count": 90,
+      "status": "stopped",
+      "last_error": "disabled",
+      "processed_fps": 0,
+      "decoder": "cpu",
+      "loop": true,
+      "enabled": false
+    }
+  },
+  "POST /api/v1/video/cameras/{camera_id}/enable": {
+    "response": {
+      "camera_id": "hall",
+      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+      "is_running": true,
+      "fps": 0,
+      "frame_count": 90,
+      "status": "starting",
+      "last_error": "disabled",
+      "processed_fps": 2.05,
+      "decoder": "cpu",
+      "loop": true,
+      "enabled": true
+    }
+  },
   "POST /api/v1/video/cameras/{camera_id}/lines": {
     "response": {
       "rule_id": "walkway",
@@ -1681,7 +1702,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:29:09.591Z",
+      "created_at": "2026-11-25T13:48:20.293Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1728,7 +1749,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T12:29:09.614Z",
+      "created_at": "2026-11-25T13:48:20.381Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1760,7 +1781,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+      "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
