@@ -49,6 +49,8 @@ async function startDaemon(port: number, dataDir: string, env: Record<string, st
       VIGIL_DATA_DIR: dataDir,
       VIGIL_LOG_LEVEL: 'warn',
       VIGIL_SERVER_HW_PROFILE: 'x86-cpu',
+      // This bench measures the pipeline, not admission control: its concurrent clients queue.
+      VIGIL_LIMITS_INFERENCE_QUEUE: '64',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
