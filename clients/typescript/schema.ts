@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent events from the in-memory history, newest first */
+        /** Recent events from the history (events.history_size, kept on disk: it survives a restart), newest first */
         get: operations["getEventsRecent"];
         put?: never;
         post?: never;
