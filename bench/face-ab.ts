@@ -53,7 +53,7 @@ function buildRevision(rev: string): string {
 
 async function start(entry: string): Promise<Daemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ab-'));
-  const d = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn' }, { entry, timeoutMs: 120_000 });
+  const d = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn', VIGIL_LIMITS_INFERENCE_QUEUE: '64' }, { entry, timeoutMs: 120_000 });
   // Listening comes before the models are warm: wait for the face module.
   for (let i = 0; i < 600; i++) {
     const health = (await (await fetch(`${d.url}/api/v1/admin/health`)).json()) as { modules: { face: boolean } };

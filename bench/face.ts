@@ -51,9 +51,8 @@ async function startDaemon(port: number, dataDir: string, env: Record<string, st
       VIGIL_DATA_DIR: dataDir,
       VIGIL_LOG_LEVEL: 'warn',
       VIGIL_SERVER_HW_PROFILE: 'x86-cpu',
-      // 4 concurrent clients against one worker would otherwise be refused 503 BUSY by admission
-      // control (queue 2): this bench measures latency under queueing, not refusals.
-      VIGIL_LIMITS_INFERENCE_QUEUE: '8',
+      // This bench measures the pipeline, not admission control: its concurrent clients queue.
+      VIGIL_LIMITS_INFERENCE_QUEUE: '64',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -118,6 +118,8 @@ try {
   await call('GET', `${V}/video/cameras/{camera_id}/counts`, { params: cam });
   await call('GET', `${V}/video/cameras/{camera_id}/counts/history`, { params: cam, query: 'bucket=15m' });
   await call('POST', `${V}/video/cameras/{camera_id}/counts/reset`, { params: cam, json: { rule_id: 'walkway' } });
+  await call('POST', `${V}/video/cameras/{camera_id}/disable`, { params: cam });
+  await call('POST', `${V}/video/cameras/{camera_id}/enable`, { params: cam });
   await call('GET', `${V}/events/recent`, { query: 'limit=2' });
   // The event stream never ends, so inject cannot capture it: its example is the wire format the
   // endpoint writes (test/events/event-stream.test.ts reads the same from a real connection).

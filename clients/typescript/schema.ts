@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent events from the in-memory history, newest first */
+        /** Recent events from the history (events.history_size, kept on disk: it survives a restart), newest first */
         get: operations["getEventsRecent"];
         put?: never;
         post?: never;
@@ -504,6 +504,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/video/cameras/{camera_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a disabled camera again (a file that had played out plays again); no change if it is enabled */
+        post: operations["postVideoCamerasByCameraIdEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/video/cameras/{camera_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a camera without removing it (status stopped, kept across restarts); its rules and counts stay */
+        post: operations["postVideoCamerasByCameraIdDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/video/cameras/{camera_id}/snapshot": {
         parameters: {
             query?: never;
@@ -737,7 +771,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_COMMAND" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -1024,40 +1058,40 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "908a353f-bb2a-4908-899f-a8f801808493",
+                     *         "id": "c5b17400-9b48-4ac3-8dcd-47011c179488",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T14:06:57.810Z",
+                     *         "timestamp": "2026-11-25T13:48:30.834Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 16,
+                     *           "track_id": 27,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 3
+                     *             "out": 1
                      *           }
                      *         },
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "e5f5b1f0-2cb2-49b8-a40d-95f98b51a950",
-                     *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T14:06:57.707Z",
-                     *         "source": "video",
+                     *         "id": "a27d54d6-56d0-4ed2-b3d1-1839f2bb3188",
+                     *         "type": "document_scanned",
+                     *         "timestamp": "2026-11-25T13:48:11.728Z",
+                     *         "source": "document",
                      *         "data": {
-                     *           "rule_id": "walkway",
-                     *           "rule_name": "walkway",
-                     *           "track_id": 14,
-                     *           "direction": "out",
-                     *           "direction_label": "north",
-                     *           "counts": {
-                     *             "in": 0,
-                     *             "out": 2
-                     *           }
+                     *           "detected": true,
+                     *           "has_face": true,
+                     *           "has_mrz": true,
+                     *           "mrz_type": "TD3",
+                     *           "document_kind": "P",
+                     *           "issuing_country": "GBR",
+                     *           "check_digits_valid": true,
+                     *           "expired": true,
+                     *           "ocr_lines": 58
                      *         },
-                     *         "camera_id": "hall"
+                     *         "camera_id": null
                      *       }
                      *     ]
                      */
@@ -1167,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *         "id": "22878d34-018f-4dba-be21-de2a402603d6",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T14:06:58.820+00:00",
+                     *         "created_at": "2026-11-25T13:48:32.521+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1281,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *       "id": "22878d34-018f-4dba-be21-de2a402603d6",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
+                     *       "created_at": "2026-11-25T13:48:32.521+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1409,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "1a5d7197-9477-41d4-8024-2899a0409d3e"
+                     *       "removed": "22878d34-018f-4dba-be21-de2a402603d6"
                      *     }
                      */
                     "application/json": {
@@ -1527,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *       "id": "22878d34-018f-4dba-be21-de2a402603d6",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
+                     *       "created_at": "2026-11-25T13:48:32.521+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1674,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *       "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795615618826000",
-                     *           "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
-                     *           "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+                     *           "delivery_id": "1795614512537000",
+                     *           "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *           "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T14:06:58.826+00:00",
-                     *           "updated_at": "2026-11-25T14:06:59.313+00:00",
+                     *           "created_at": "2026-11-25T13:48:32.537+00:00",
+                     *           "updated_at": "2026-11-25T13:48:34.511+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1836,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795615619364000",
-                     *       "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
-                     *       "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+                     *       "delivery_id": "1795614514708000",
+                     *       "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *       "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T14:06:59.364+00:00",
-                     *       "updated_at": "2026-11-25T14:06:59.364+00:00",
-                     *       "next_attempt_at": "2026-11-25T14:06:59.364Z",
+                     *       "created_at": "2026-11-25T13:48:34.708+00:00",
+                     *       "updated_at": "2026-11-25T13:48:34.708+00:00",
+                     *       "next_attempt_at": "2026-11-25T13:48:34.708Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1978,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *       "id": "22878d34-018f-4dba-be21-de2a402603d6",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T14:06:58.820+00:00",
+                     *       "created_at": "2026-11-25T13:48:32.521+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2102,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+                     *         "id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T14:06:58.826Z",
+                     *         "timestamp": "2026-11-25T13:48:32.537Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 1a5d7197-9477-41d4-8024-2899a0409d3e",
+                     *           "message": "test delivery to webhook 22878d34-018f-4dba-be21-de2a402603d6",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2117,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795615618826000",
-                     *         "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
-                     *         "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+                     *         "delivery_id": "1795614512537000",
+                     *         "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *         "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T14:06:58.826+00:00",
-                     *         "updated_at": "2026-11-25T14:06:58.826+00:00",
-                     *         "next_attempt_at": "2026-11-25T14:06:58.826Z",
+                     *         "created_at": "2026-11-25T13:48:32.537+00:00",
+                     *         "updated_at": "2026-11-25T13:48:32.537+00:00",
+                     *         "next_attempt_at": "2026-11-25T13:48:32.537Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4019,21 +4053,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+                     *       "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
                      *       "challenges": [
+                     *         {
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "LOOK_DOWN",
                      *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4173,8 +4207,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
-                     *       "challenge_type": "LOOK_DOWN",
+                     *       "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+                     *       "challenge_type": "BLINK",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4392,26 +4426,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+                     *       "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
                      *       "challenges": [
+                     *         {
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "LOOK_DOWN",
                      *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "LOOK_DOWN",
+                     *       "current_challenge": "BLINK",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4419,10 +4453,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T14:06:49.229Z",
-                     *       "expires_at": "2026-11-25T14:11:49.229Z",
-                     *       "challenge_started_at": "2026-11-25T14:06:49.255Z",
-                     *       "challenge_deadline": "2026-11-25T14:06:54.255Z",
+                     *       "created_at": "2026-11-25T13:48:15.016Z",
+                     *       "expires_at": "2026-11-25T13:53:15.016Z",
+                     *       "challenge_started_at": "2026-11-25T13:48:15.204Z",
+                     *       "challenge_deadline": "2026-11-25T13:48:20.204Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4581,7 +4615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6"
+                     *       "cancelled": "8e20aef4-9e4a-4df1-aed5-d06578b294a5"
                      *     }
                      */
                     "application/json": {
@@ -4719,7 +4753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+                     *       "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5078,7 +5112,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+                     *           "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5343,7 +5377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+                     *         "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5353,7 +5387,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+                     *           "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5721,7 +5755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
+                     *       "removed": "f063f490-b487-4951-991d-7db596e30ffc",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5929,14 +5963,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+                     *           "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T14:06:25.442Z",
-                     *           "updated_at": "2026-11-25T14:06:25.442Z"
+                     *           "enrolled_at": "2026-11-25T13:47:06.521Z",
+                     *           "updated_at": "2026-11-25T13:47:06.521Z"
                      *         }
                      *       ]
                      *     }
@@ -6073,10 +6107,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
+                     *           "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T14:06:27.067Z",
-                     *           "last_seen": "2026-11-25T14:06:27.067Z",
+                     *           "first_seen": "2026-11-25T13:47:15.241Z",
+                     *           "last_seen": "2026-11-25T13:47:15.241Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6136,10 +6170,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "901641d0-510d-4903-9552-9ad672ee99cd",
+                     *           "cluster_id": "52952749-e630-45bc-bfe7-52bbe20fe038",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T14:06:26.803Z",
-                     *           "last_seen": "2026-11-25T14:06:26.803Z",
+                     *           "first_seen": "2026-11-25T13:47:14.318Z",
+                     *           "last_seen": "2026-11-25T13:47:14.318Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6336,10 +6370,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
+                     *       "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T14:06:27.067Z",
-                     *       "last_seen": "2026-11-25T14:06:27.067Z",
+                     *       "first_seen": "2026-11-25T13:47:15.241Z",
+                     *       "last_seen": "2026-11-25T13:47:15.241Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6531,7 +6565,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "901641d0-510d-4903-9552-9ad672ee99cd"
+                     *       "removed": "52952749-e630-45bc-bfe7-52bbe20fe038"
                      *     }
                      */
                     "application/json": {
@@ -6629,13 +6663,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
+                     *       "identity_id": "f063f490-b487-4951-991d-7db596e30ffc",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
+                     *       "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6975,13 +7009,14 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.54,
-                     *         "frame_count": 83,
+                     *         "fps": 11.76,
+                     *         "frame_count": 82,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 8.49,
+                     *         "processed_fps": 2.6,
                      *         "decoder": "cpu",
-                     *         "loop": true
+                     *         "loop": true,
+                     *         "enabled": true
                      *       }
                      *     ]
                      */
@@ -7004,6 +7039,8 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
                     }[];
                 };
             };
@@ -7104,7 +7141,8 @@ export interface operations {
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
-                     *       "loop": true
+                     *       "loop": true,
+                     *       "enabled": true
                      *     }
                      */
                     "application/json": {
@@ -7126,10 +7164,12 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7256,13 +7296,14 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.54,
-                     *       "frame_count": 83,
+                     *       "fps": 11.76,
+                     *       "frame_count": 82,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 8.49,
+                     *       "processed_fps": 2.6,
                      *       "decoder": "cpu",
-                     *       "loop": true
+                     *       "loop": true,
+                     *       "enabled": true
                      *     }
                      */
                     "application/json": {
@@ -7284,6 +7325,8 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
                     };
                 };
             };
@@ -7455,6 +7498,328 @@ export interface operations {
             };
         };
     };
+    postVideoCamerasByCameraIdEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Camera id */
+                camera_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "camera_id": "hall",
+                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "is_running": true,
+                     *       "fps": 0,
+                     *       "frame_count": 90,
+                     *       "status": "starting",
+                     *       "last_error": "disabled",
+                     *       "processed_fps": 2.05,
+                     *       "decoder": "cpu",
+                     *       "loop": true,
+                     *       "enabled": true
+                     *     }
+                     */
+                    "application/json": {
+                        camera_id: string;
+                        /** @description The source; a password in an RTSP URL is shown as ***. */
+                        source: string;
+                        /** @description True while the stream is starting (at most video.watchdog_seconds) or frames arrive. */
+                        is_running: boolean;
+                        /** @description Frames per second arriving from the source (after the max_fps limit), over the last 5 s. */
+                        fps: number;
+                        /** @description Frames captured since the camera was added (or the daemon started). */
+                        frame_count: number;
+                        /** @description starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped. */
+                        status: "starting" | "running" | "restarting" | "failed" | "ended" | "stopped";
+                        /** @description Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow. */
+                        last_error: string | null;
+                        /** @description Frames per second through person detection and tracking. */
+                        processed_fps: number;
+                        /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
+                        decoder: string;
+                        loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_SOURCE",
+                     *       "error": "Bad Request",
+                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "CAMERA_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown camera_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Insufficient Storage, in the error shape; code: STORAGE_FULL (docs/api.md lists every code) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 507,
+                     *       "code": "STORAGE_FULL",
+                     *       "error": "Insufficient Storage",
+                     *       "message": "a write while the data folder's free space is under server.storage_reserve_mb (nothing written; reads keep working; writes resume by themselves)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postVideoCamerasByCameraIdDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Camera id */
+                camera_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "camera_id": "hall",
+                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "is_running": false,
+                     *       "fps": 0,
+                     *       "frame_count": 90,
+                     *       "status": "stopped",
+                     *       "last_error": "disabled",
+                     *       "processed_fps": 0,
+                     *       "decoder": "cpu",
+                     *       "loop": true,
+                     *       "enabled": false
+                     *     }
+                     */
+                    "application/json": {
+                        camera_id: string;
+                        /** @description The source; a password in an RTSP URL is shown as ***. */
+                        source: string;
+                        /** @description True while the stream is starting (at most video.watchdog_seconds) or frames arrive. */
+                        is_running: boolean;
+                        /** @description Frames per second arriving from the source (after the max_fps limit), over the last 5 s. */
+                        fps: number;
+                        /** @description Frames captured since the camera was added (or the daemon started). */
+                        frame_count: number;
+                        /** @description starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped. */
+                        status: "starting" | "running" | "restarting" | "failed" | "ended" | "stopped";
+                        /** @description Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow. */
+                        last_error: string | null;
+                        /** @description Frames per second through person detection and tracking. */
+                        processed_fps: number;
+                        /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
+                        decoder: string;
+                        loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_SOURCE",
+                     *       "error": "Bad Request",
+                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "CAMERA_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown camera_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Insufficient Storage, in the error shape; code: STORAGE_FULL (docs/api.md lists every code) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 507,
+                     *       "code": "STORAGE_FULL",
+                     *       "error": "Insufficient Storage",
+                     *       "message": "a write while the data folder's free space is under server.storage_reserve_mb (nothing written; reads keep working; writes resume by themselves)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getVideoCamerasByCameraIdSnapshot: {
         parameters: {
             query?: never;
@@ -7583,10 +7948,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T14:06:50.271Z",
+                     *         "created_at": "2026-11-25T13:48:20.293Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 3
+                     *           "out": 0
                      *         }
                      *       }
                      *     ]
@@ -7748,7 +8113,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T14:06:50.271Z",
+                     *       "created_at": "2026-11-25T13:48:20.293Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7772,7 +8137,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8017,7 +8382,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T14:06:50.316Z",
+                     *         "created_at": "2026-11-25T13:48:20.381Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8191,7 +8556,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T14:06:50.316Z",
+                     *       "created_at": "2026-11-25T13:48:20.381Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8216,7 +8581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8448,7 +8813,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 3
+                     *           "out": 0
                      *         }
                      *       ],
                      *       "zones": [
@@ -8634,7 +8999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8754,21 +9119,9 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T14:00:00.000Z",
-                     *       "to": "2026-11-25T14:06:58.617Z",
-                     *       "rows": [
-                     *         {
-                     *           "rule_id": "walkway",
-                     *           "type": "line",
-                     *           "start": "2026-11-25T14:00:00.000Z",
-                     *           "end": "2026-11-25T14:15:00.000Z",
-                     *           "in": 0,
-                     *           "out": 3,
-                     *           "entered": 0,
-                     *           "exited": 0,
-                     *           "peak_occupancy": 0
-                     *         }
-                     *       ],
+                     *       "from": "2026-11-24T13:45:00.000Z",
+                     *       "to": "2026-11-25T13:48:29.107Z",
+                     *       "rows": [],
                      *       "next_from": null
                      *     }
                      */
@@ -8796,7 +9149,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8951,9 +9304,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 81661526016,
+                     *         "free_bytes": 81970626560,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "77878.5 MB free (reserve 64 MB)"
+                     *         "detail": "78173.3 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9107,19 +9460,16 @@ export interface operations {
                      *         "name": "face_detector",
                      *         "module": "face",
                      *         "loaded": true,
-                     *         "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
-                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_det_scrfd_500m",
                      *             "file": "face_det_scrfd_500m_kps.onnx",
                      *             "loaded": true,
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
-                     *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 2639,
-                     *             "warmup_ms": 454
+                     *             "load_ms": 4258,
+                     *             "warmup_ms": 949
                      *           }
                      *         ]
                      *       },
@@ -9128,18 +9478,16 @@ export interface operations {
                      *         "module": "face",
                      *         "loaded": true,
                      *         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
-                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_rec_faceplugin_512d",
                      *             "file": "face_rec_faceplugin_512d.onnx",
                      *             "loaded": true,
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
-                     *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 3401,
-                     *             "warmup_ms": 422
+                     *             "load_ms": 5686,
+                     *             "warmup_ms": 375
                      *           }
                      *         ]
                      *       },
@@ -9147,29 +9495,26 @@ export interface operations {
                      *         "name": "liveness",
                      *         "module": "face",
                      *         "loaded": true,
-                     *         "commercial_use": true,
                      *         "models": [
                      *           {
                      *             "name": "antispoof_minifasnet_v2",
                      *             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
-                     *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 2369,
-                     *             "warmup_ms": 422
+                     *             "load_ms": 4438,
+                     *             "warmup_ms": 1421
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
                      *             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
-                     *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 2323,
-                     *             "warmup_ms": 379
+                     *             "load_ms": 3992,
+                     *             "warmup_ms": 626
                      *           }
                      *         ]
                      *       }
@@ -9182,8 +9527,6 @@ export interface operations {
                         loaded: boolean;
                         /** @description Why it is not loaded (or a note when it is). */
                         reason?: string;
-                        /** @description Every model file of this component is licensed for commercial use (see each model's license). */
-                        commercial_use?: boolean;
                         models?: {
                             name: string;
                             file: string;
@@ -9193,8 +9536,6 @@ export interface operations {
                             provider?: string;
                             fallback_reason?: string;
                             license: string;
-                            /** @description The weights' licence permits commercial use (models/manifest.json; face.profile: commercial runs only such models). */
-                            commercial_use: boolean;
                             sha256: string;
                             load_ms?: number;
                             warmup_ms?: number;
@@ -9256,21 +9597,19 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-21/models",
+                     *         "models_dir": "/work/wt-17-19/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
                      *           640,
                      *           640
                      *         ],
-                     *         "edge_pad": 0,
                      *         "max_faces": 10,
                      *         "enable_liveness": true,
                      *         "enable_demographics": true,
                      *         "enable_quality": true,
                      *         "quality_gate": 30,
                      *         "detector": "scrfd_500m",
-                     *         "profile": "default",
                      *         "recognizer": "faceplugin_512d"
                      *       },
                      *       "document": {
@@ -9278,7 +9617,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-21/models"
+                     *         "models_dir": "/work/wt-17-19/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9301,7 +9640,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-21/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-17-19/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -9346,7 +9685,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-7k63mn/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-SzMSlf/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9386,11 +9725,6 @@ export interface operations {
                              */
                             det_size: number[];
                             /**
-                             * @description Black margin added around the detector input, as a fraction of each side, for faces cut by the frame edge: 0.1 finds more faces that are 40-50% outside the frame, for about 1.4x the detector time (docs/accuracy.md).
-                             * @default 0
-                             */
-                            edge_pad: number;
-                            /**
                              * @description Most faces returned per image (largest first).
                              * @default 10
                              */
@@ -9421,15 +9755,10 @@ export interface operations {
                              */
                             detector: "scrfd_500m" | "scrfd_2.5g" | "yunet";
                             /**
-                             * @description commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.
-                             * @default default
-                             */
-                            profile: "default" | "commercial";
-                            /**
                              * @description Face embedding model (faceplugin_512d separates the shared identities best: docs/accuracy.md).
                              * @default faceplugin_512d
                              */
-                            recognizer: "mobilefacenet_128d" | "faceplugin_512d" | "dlib_resnet_128d";
+                            recognizer: "mobilefacenet_128d" | "faceplugin_512d";
                         };
                         /** @default {} */
                         document: {
@@ -9859,7 +10188,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "36f87820237e5a001ab3c356c681a105e91d1d2c",
+                     *       "commit": "68578dd9da75a0797b35c445affacc2395575d6d",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

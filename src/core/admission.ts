@@ -100,7 +100,10 @@ export class AdmissionGate {
 /** One gate per endpoint class, wired in front of the routes of ROUTE_CLASSES. */
 export function installAdmission(app: FastifyInstance, config: VigilConfig, inferenceWorkers: number): Map<AdmissionClass, AdmissionGate> {
   const l = config.limits;
-  const concurrency = l.inference_concurrency > 0 ? l.inference_concurrency : Math.max(1, inferenceWorkers);
+  // A lone request already uses every core (the detector runs with all of them as intra-op
+  // threads, a face's models spread over the workers): two at once overlap one's upload and
+  // decode with the other's inference; more would only share the cores and stretch each.
+  const concurrency = l.inference_concurrency > 0 ? l.inference_concurrency : Math.min(2, Math.max(1, inferenceWorkers));
   const gates = new Map<AdmissionClass, AdmissionGate>();
   for (const k of new Set(Object.values(ROUTE_CLASSES))) gates.set(k, new AdmissionGate(k, concurrency, l.inference_queue, l.queue_wait_ms));
   app.addHook('onRequest', async (request, reply) => {

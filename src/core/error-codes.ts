@@ -65,6 +65,7 @@ export const ERROR_CODES = {
 
   INVALID_SOURCE: { status: 400, module: 'video', when: 'a camera source that is a relative path, starts with `-`, holds control characters or names a device over 63' },
   UNSUPPORTED_SOURCE: { status: 400, module: 'video', when: 'a camera source of another scheme (`http:`, `file:`, `concat:` ...)' },
+  INVALID_COMMAND: { status: 400, module: 'video', when: 'an MQTT command whose payload the topic does not take (the enable switch takes ON or OFF); answered on `<prefix>/commands/result`' },
   INVALID_ID: { status: 400, module: 'video', when: 'a `camera_id` or `rule_id` that is not 1-64 of letters, digits, `_ . -`' },
   INVALID_POINTS: { status: 400, module: 'video', when: 'rule points outside 0..1, degenerate or self-crossing' },
   INVALID_RANGE: { status: 400, module: 'video', when: 'count history `from`/`to` that is not an ISO 8601 time, or `from` not before `to`' },

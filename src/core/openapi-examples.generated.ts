@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "1a5d7197-9477-41d4-8024-2899a0409d3e"
+      "removed": "22878d34-018f-4dba-be21-de2a402603d6"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "901641d0-510d-4903-9552-9ad672ee99cd"
+      "removed": "52952749-e630-45bc-bfe7-52bbe20fe038"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6"
+      "cancelled": "8e20aef4-9e4a-4df1-aed5-d06578b294a5"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
+      "removed": "f063f490-b487-4951-991d-7db596e30ffc",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,21 +55,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-21/models",
+        "models_dir": "/work/wt-17-19/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
           640,
           640
         ],
-        "edge_pad": 0,
         "max_faces": 10,
         "enable_liveness": true,
         "enable_demographics": true,
         "enable_quality": true,
         "quality_gate": 30,
         "detector": "scrfd_500m",
-        "profile": "default",
         "recognizer": "faceplugin_512d"
       },
       "document": {
@@ -77,7 +75,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-21/models"
+        "models_dir": "/work/wt-17-19/models"
       },
       "liveness": {
         "enabled": true,
@@ -100,7 +98,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-21/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-17-19/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -145,7 +143,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-7k63mn/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-SzMSlf/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -211,9 +209,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 81661526016,
+        "free_bytes": 81970626560,
         "reserve_bytes": 67108864,
-        "detail": "77878.5 MB free (reserve 64 MB)"
+        "detail": "78173.3 MB free (reserve 64 MB)"
       }
     }
   },
@@ -238,19 +236,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "face_detector",
         "module": "face",
         "loaded": true,
-        "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
-        "commercial_use": false,
         "models": [
           {
             "name": "face_det_scrfd_500m",
             "file": "face_det_scrfd_500m_kps.onnx",
             "loaded": true,
             "license": "InsightFace pretrained model: non-commercial research use only",
-            "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 2639,
-            "warmup_ms": 454
+            "load_ms": 4258,
+            "warmup_ms": 949
           }
         ]
       },
@@ -259,18 +254,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "module": "face",
         "loaded": true,
         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
-        "commercial_use": false,
         "models": [
           {
             "name": "face_rec_faceplugin_512d",
             "file": "face_rec_faceplugin_512d.onnx",
             "loaded": true,
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
-            "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 3401,
-            "warmup_ms": 422
+            "load_ms": 5686,
+            "warmup_ms": 375
           }
         ]
       },
@@ -278,29 +271,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "liveness",
         "module": "face",
         "loaded": true,
-        "commercial_use": true,
         "models": [
           {
             "name": "antispoof_minifasnet_v2",
             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
-            "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 2369,
-            "warmup_ms": 422
+            "load_ms": 4438,
+            "warmup_ms": 1421
           },
           {
             "name": "antispoof_minifasnet_v1se",
             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
-            "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 2323,
-            "warmup_ms": 379
+            "load_ms": 3992,
+            "warmup_ms": 626
           }
         ]
       }
@@ -310,7 +300,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "36f87820237e5a001ab3c356c681a105e91d1d2c",
+      "commit": "68578dd9da75a0797b35c445affacc2395575d6d",
       "node": "v20.20.2",
       "models": [
         {
@@ -340,40 +330,40 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "908a353f-bb2a-4908-899f-a8f801808493",
+        "id": "c5b17400-9b48-4ac3-8dcd-47011c179488",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T14:06:57.810Z",
+        "timestamp": "2026-11-25T13:48:30.834Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 16,
+          "track_id": 27,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
-            "out": 3
+            "out": 1
           }
         },
         "camera_id": "hall"
       },
       {
-        "id": "e5f5b1f0-2cb2-49b8-a40d-95f98b51a950",
-        "type": "line_crossed",
-        "timestamp": "2026-11-25T14:06:57.707Z",
-        "source": "video",
+        "id": "a27d54d6-56d0-4ed2-b3d1-1839f2bb3188",
+        "type": "document_scanned",
+        "timestamp": "2026-11-25T13:48:11.728Z",
+        "source": "document",
         "data": {
-          "rule_id": "walkway",
-          "rule_name": "walkway",
-          "track_id": 14,
-          "direction": "out",
-          "direction_label": "north",
-          "counts": {
-            "in": 0,
-            "out": 2
-          }
+          "detected": true,
+          "has_face": true,
+          "has_mrz": true,
+          "mrz_type": "TD3",
+          "document_kind": "P",
+          "issuing_country": "GBR",
+          "check_digits_valid": true,
+          "expired": true,
+          "ocr_lines": 58
         },
-        "camera_id": "hall"
+        "camera_id": null
       }
     ]
   },
@@ -384,34 +374,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+        "id": "22878d34-018f-4dba-be21-de2a402603d6",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T14:06:58.820+00:00",
+        "created_at": "2026-11-25T13:48:32.521+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+      "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795615618826000",
-          "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
-          "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+          "delivery_id": "1795614512537000",
+          "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+          "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T14:06:58.826+00:00",
-          "updated_at": "2026-11-25T14:06:59.313+00:00",
+          "created_at": "2026-11-25T13:48:32.537+00:00",
+          "updated_at": "2026-11-25T13:48:34.511+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -424,10 +414,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
+          "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
           "size": 1,
-          "first_seen": "2026-11-25T14:06:27.067Z",
-          "last_seen": "2026-11-25T14:06:27.067Z",
+          "first_seen": "2026-11-25T13:47:15.241Z",
+          "last_seen": "2026-11-25T13:47:15.241Z",
           "watchlists": [
             "default"
           ],
@@ -487,10 +477,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "901641d0-510d-4903-9552-9ad672ee99cd",
+          "cluster_id": "52952749-e630-45bc-bfe7-52bbe20fe038",
           "size": 1,
-          "first_seen": "2026-11-25T14:06:26.803Z",
-          "last_seen": "2026-11-25T14:06:26.803Z",
+          "first_seen": "2026-11-25T13:47:14.318Z",
+          "last_seen": "2026-11-25T13:47:14.318Z",
           "watchlists": [
             "default"
           ],
@@ -554,10 +544,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
+      "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
       "size": 1,
-      "first_seen": "2026-11-25T14:06:27.067Z",
-      "last_seen": "2026-11-25T14:06:27.067Z",
+      "first_seen": "2026-11-25T13:47:15.241Z",
+      "last_seen": "2026-11-25T13:47:15.241Z",
       "watchlists": [
         "default"
       ],
@@ -627,26 +617,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
       "challenges": [
+        {
+          "type": "BLINK",
+          "instruction": "blink eyes",
+          "timeout_seconds": 5
+        },
         {
           "type": "LOOK_DOWN",
           "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "LOOK_DOWN",
+      "current_challenge": "BLINK",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -654,10 +644,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T14:06:49.229Z",
-      "expires_at": "2026-11-25T14:11:49.229Z",
-      "challenge_started_at": "2026-11-25T14:06:49.255Z",
-      "challenge_deadline": "2026-11-25T14:06:54.255Z",
+      "created_at": "2026-11-25T13:48:15.016Z",
+      "expires_at": "2026-11-25T13:53:15.016Z",
+      "challenge_started_at": "2026-11-25T13:48:15.204Z",
+      "challenge_deadline": "2026-11-25T13:48:20.204Z",
       "ended_at": null
     }
   },
@@ -667,13 +657,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.54,
-        "frame_count": 83,
+        "fps": 11.76,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 8.49,
+        "processed_fps": 2.6,
         "decoder": "cpu",
-        "loop": true
+        "loop": true,
+        "enabled": true
       }
     ]
   },
@@ -682,13 +673,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.54,
-      "frame_count": 83,
+      "fps": 11.76,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 8.49,
+      "processed_fps": 2.6,
       "decoder": "cpu",
-      "loop": true
+      "loop": true,
+      "enabled": true
     }
   },
   "GET /api/v1/video/cameras/{camera_id}/counts": {
@@ -703,7 +695,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 3
+          "out": 0
         }
       ],
       "zones": [
@@ -721,21 +713,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T14:00:00.000Z",
-      "to": "2026-11-25T14:06:58.617Z",
-      "rows": [
-        {
-          "rule_id": "walkway",
-          "type": "line",
-          "start": "2026-11-25T14:00:00.000Z",
-          "end": "2026-11-25T14:15:00.000Z",
-          "in": 0,
-          "out": 3,
-          "entered": 0,
-          "exited": 0,
-          "peak_occupancy": 0
-        }
-      ],
+      "from": "2026-11-24T13:45:00.000Z",
+      "to": "2026-11-25T13:48:29.107Z",
+      "rows": [],
       "next_from": null
     }
   },
@@ -758,10 +738,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T14:06:50.271Z",
+        "created_at": "2026-11-25T13:48:20.293Z",
         "counts": {
           "in": 0,
-          "out": 3
+          "out": 0
         }
       }
     ]
@@ -794,7 +774,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T14:06:50.316Z",
+        "created_at": "2026-11-25T13:48:20.381Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -823,14 +803,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T14:06:25.442Z",
-          "updated_at": "2026-11-25T14:06:25.442Z"
+          "enrolled_at": "2026-11-25T13:47:06.521Z",
+          "updated_at": "2026-11-25T13:47:06.521Z"
         }
       ]
     }
@@ -841,12 +821,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+      "id": "22878d34-018f-4dba-be21-de2a402603d6",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T14:06:58.820+00:00",
+      "created_at": "2026-11-25T13:48:32.521+00:00",
       "enabled": true
     },
     "request": {
@@ -1157,13 +1137,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+      "id": "22878d34-018f-4dba-be21-de2a402603d6",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T14:06:58.820+00:00",
+      "created_at": "2026-11-25T13:48:32.521+00:00",
       "enabled": true
     },
     "request": {
@@ -1177,15 +1157,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795615619364000",
-      "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
-      "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+      "delivery_id": "1795614514708000",
+      "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+      "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T14:06:59.364+00:00",
-      "updated_at": "2026-11-25T14:06:59.364+00:00",
-      "next_attempt_at": "2026-11-25T14:06:59.364Z",
+      "created_at": "2026-11-25T13:48:34.708+00:00",
+      "updated_at": "2026-11-25T13:48:34.708+00:00",
+      "next_attempt_at": "2026-11-25T13:48:34.708Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1193,26 +1173,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
+      "id": "22878d34-018f-4dba-be21-de2a402603d6",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T14:06:58.820+00:00",
+      "created_at": "2026-11-25T13:48:32.521+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+        "id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T14:06:58.826Z",
+        "timestamp": "2026-11-25T13:48:32.537Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 1a5d7197-9477-41d4-8024-2899a0409d3e",
+          "message": "test delivery to webhook 22878d34-018f-4dba-be21-de2a402603d6",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1221,15 +1201,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795615618826000",
-        "webhook_id": "1a5d7197-9477-41d4-8024-2899a0409d3e",
-        "event_id": "22a7a20c-62dd-47d7-88e3-d69eff8fbd3d",
+        "delivery_id": "1795614512537000",
+        "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+        "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T14:06:58.826+00:00",
-        "updated_at": "2026-11-25T14:06:58.826+00:00",
-        "next_attempt_at": "2026-11-25T14:06:58.826Z",
+        "created_at": "2026-11-25T13:48:32.537+00:00",
+        "updated_at": "2026-11-25T13:48:32.537+00:00",
+        "next_attempt_at": "2026-11-25T13:48:32.537Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1296,7 +1276,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1314,7 +1294,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+        "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1324,7 +1304,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1463,13 +1443,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "8a27b0ca-dfae-461e-a917-aacad0d7b8d2",
+      "identity_id": "f063f490-b487-4951-991d-7db596e30ffc",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "82edb73f-303a-470c-9d78-2acb91b9c9a3",
+      "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
       "promoted_samples": 1
     },
     "request": {
@@ -1479,21 +1459,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
+      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
       "challenges": [
+        {
+          "type": "BLINK",
+          "instruction": "blink eyes",
+          "timeout_seconds": 5
+        },
         {
           "type": "LOOK_DOWN",
           "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         }
       ]
@@ -1501,8 +1481,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "60bc3bb8-673b-4a6d-a030-3788dce1d1b6",
-      "challenge_type": "LOOK_DOWN",
+      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+      "challenge_type": "BLINK",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1636,7 +1616,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
-      "loop": true
+      "loop": true,
+      "enabled": true
     },
     "request": {
       "camera_id": "hall",
@@ -1673,6 +1654,36 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "rule_id": "walkway"
     }
   },
+  "POST /api/v1/video/cameras/{camera_id}/disable": {
+    "response": {
+      "camera_id": "hall",
+      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+      "is_running": false,
+      "fps": 0,
+      "frame_count": 90,
+      "status": "stopped",
+      "last_error": "disabled",
+      "processed_fps": 0,
+      "decoder": "cpu",
+      "loop": true,
+      "enabled": false
+    }
+  },
+  "POST /api/v1/video/cameras/{camera_id}/enable": {
+    "response": {
+      "camera_id": "hall",
+      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+      "is_running": true,
+      "fps": 0,
+      "frame_count": 90,
+      "status": "starting",
+      "last_error": "disabled",
+      "processed_fps": 2.05,
+      "decoder": "cpu",
+      "loop": true,
+      "enabled": true
+    }
+  },
   "POST /api/v1/video/cameras/{camera_id}/lines": {
     "response": {
       "rule_id": "walkway",
@@ -1691,7 +1702,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T14:06:50.271Z",
+      "created_at": "2026-11-25T13:48:20.293Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1738,7 +1749,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T14:06:50.316Z",
+      "created_at": "2026-11-25T13:48:20.381Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1770,7 +1781,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "1784cd33-b4a3-4a98-af0e-85556f62741e",
+      "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

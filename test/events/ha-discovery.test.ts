@@ -28,6 +28,8 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
   const last = (topic: string) => on(topic).at(-1);
   const config = (topic: string) => JSON.parse(last(topic)!.payload) as Record<string, unknown> & { device: { identifiers: string[] } };
   const HA = 'homeassistant/sensor/vigil-ha-test';
+  const results = () => on('vigil/commands/result').map((m) => JSON.parse(m.payload));
+  const doorStatus = () => JSON.parse(last('vigil/cameras/door/status')?.payload || '{}') as { status?: string; enabled?: boolean };
 
   before(async () => {
     // Counts left by a previous run, so a reset command has something to reset.
@@ -113,7 +115,6 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
   });
 
   it('commands: reset a rule\'s counts, validated as the REST API, answered on commands/result', async () => {
-    const results = () => on('vigil/commands/result').map((m) => JSON.parse(m.payload));
     await sub.publishAsync('vigil/cameras/door/counts/entrance/reset', 'RESET', { qos: 1 });
     await waitUntil(() => results().length === 1, 5000, 'result');
     assert.equal(results()[0].ok, true);
@@ -136,6 +137,36 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     await sub.publishAsync('vigil/cameras/door/reset_counts', '', { qos: 1, retain: true });
   });
 
+  // Guards: enable/disable a camera was missing from the MQTT commands (issue 19).
+  it('commands: disable and enable a camera with ON/OFF, validated as the REST API, discovered as a switch', async () => {
+    const sw = 'homeassistant/switch/vigil-ha-test/camera_door_enabled/config';
+    await waitUntil(() => on(sw).length > 0, 5000, 'switch config');
+    const cfg = config(sw);
+    assert.equal(cfg.command_topic, 'vigil/cameras/door/enabled/set');
+    assert.equal(cfg.state_topic, 'vigil/cameras/door/status');
+    assert.deepEqual([cfg.payload_on, cfg.payload_off, cfg.state_on, cfg.state_off], ['ON', 'OFF', 'ON', 'OFF']);
+    assert.equal(doorStatus().enabled, true);
+    // Only this test's answers (the previous test's clean-up of its retained command also answers).
+    const switched = () => results().filter((r) => /\/enabled\/set$/.test(r.topic));
+    await sub.publishAsync('vigil/cameras/door/enabled/set', 'OFF', { qos: 1 });
+    await waitUntil(() => switched().length === 1, 5000, 'disable result');
+    assert.deepEqual(switched()[0], { topic: 'vigil/cameras/door/enabled/set', ok: true, command: 'disable', camera_id: 'door', enabled: false, status: 'stopped' });
+    await waitUntil(() => doorStatus().enabled === false && doorStatus().status === 'stopped', 5000, 'retained status says disabled');
+    const rest = (await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/door' })).json();
+    assert.deepEqual([rest.enabled, rest.status, rest.is_running], [false, 'stopped', false], 'REST sees it disabled');
+    // Refused as REST would refuse them: an unknown camera, an id REST would not take, and a payload that is neither ON nor OFF.
+    await sub.publishAsync('vigil/cameras/ghost/enabled/set', 'ON', { qos: 1 });
+    await sub.publishAsync('vigil/cameras/bad id!/enabled/set', 'ON', { qos: 1 });
+    await sub.publishAsync('vigil/cameras/door/enabled/set', 'maybe', { qos: 1 });
+    await waitUntil(() => switched().length === 4, 5000, 'three refusals');
+    assert.deepEqual(switched().slice(1).map((r) => [r.ok, r.code]), [[false, 'CAMERA_NOT_FOUND'], [false, 'CAMERA_NOT_FOUND'], [false, 'INVALID_COMMAND']], JSON.stringify(switched()));
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/door' })).json().enabled, false, 'a refused command changes nothing');
+    await sub.publishAsync('vigil/cameras/door/enabled/set', 'on', { qos: 1 });
+    await waitUntil(() => switched().length === 5, 5000, 'enable result');
+    assert.equal(switched()[4].enabled, true);
+    await waitUntil(() => doorStatus().enabled === true && doorStatus().status !== 'stopped', 5000, 'retained status says enabled and starting again');
+  });
+
   it('removing a rule or camera removes its entities (empty retained config)', async () => {
     const del = await t.app.inject({ method: 'DELETE', url: '/api/v1/video/cameras/door/zones/lobby' });
     assert.equal(del.statusCode, 200, del.body);
@@ -143,6 +174,7 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     assert.equal(last(`${HA}/rule_door_entrance_in/config`)!.payload.length > 0, true, 'the line stays');
     assert.equal((await t.app.inject({ method: 'DELETE', url: '/api/v1/video/cameras/door' })).statusCode, 200);
     await waitUntil(() => last(`${HA}/camera_door_status/config`)?.payload === '' && last(`${HA}/rule_door_entrance_in/config`)?.payload === '', 5000, 'camera entities removed');
+    await waitUntil(() => last('homeassistant/switch/vigil-ha-test/camera_door_enabled/config')?.payload === '', 5000, 'switch removed');
     assert.equal(last('vigil/cameras/door/status')!.payload, '');
   });
 });

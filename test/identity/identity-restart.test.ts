@@ -87,7 +87,8 @@ describe('identity: index snapshot and kill -9 of the daemon', () => {
       await t.close();
 
       // The real daemon enrols over HTTP and is killed with SIGKILL right after the responses.
-      const daemon = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_FACE_ENABLE_LIVENESS: 'false', VIGIL_LOG_LEVEL: 'warn' });
+      // Three enrolments at once: a queue, so admission control (2 at a time by default) does not refuse one.
+      const daemon = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_FACE_ENABLE_LIVENESS: 'false', VIGIL_LOG_LEVEL: 'warn', VIGIL_LIMITS_INFERENCE_QUEUE: '4' });
       const form = (file: Buffer, fields: Record<string, string>) => {
         const fd = new FormData();
         fd.set('image', new Blob([new Uint8Array(file)]), 'face.png');

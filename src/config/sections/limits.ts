@@ -11,15 +11,17 @@ export const LimitsSection = Type.Object(
       minimum: 0,
       maximum: 256,
       description:
-        'Requests of one endpoint class (face, document, liveness, identity) processed at once; 0 = the number of inference workers. Others wait in that class queue.',
+        'Requests of one endpoint class (face, document, liveness, identity) processed at once; 0 = 2, or 1 with a single inference worker (one request already spreads over every core, so more at once only share them). Others wait in that class queue.',
     }),
     inference_queue: Type.Integer({
-      // Admitted latency is about (queue / concurrency + 1) service times: 2 keeps it near 2x a
-      // lone client's (bench/overload.ts), where 4 measured 4.6x on the loaded 2-core box.
-      default: 2,
+      // Each request admitted ahead of a new one adds about one lone-request time to its
+      // latency (a lone request already uses every core), so concurrency + queue bounds the
+      // admitted latency in lone-request times: 2 + 0 keeps p99 within 3x (bench/overload.ts).
+      default: 0,
       minimum: 0,
       maximum: 10_000,
-      description: 'Requests of one endpoint class waiting for a slot; past it the request is refused with 503 BUSY and Retry-After before its body is read.',
+      description:
+        'Requests of one endpoint class waiting for a slot; past it the request is refused with 503 BUSY and Retry-After before its body is read. Each one waiting adds about one lone-request time to the latency of those behind it.',
     }),
     queue_wait_ms: Type.Integer({
       default: 10_000,

@@ -2,7 +2,7 @@ import type { MrzResult } from './mrz-parser.js';
 
 /**
  * The `data` of a document_scanned event (the spec leaves it open). It travels to
- * the in-memory history, webhooks and MQTT, so it carries no personal data: no
+ * the event history, webhooks and MQTT, so it carries no personal data: no
  * names, document number, birth date, nationality or text, only what a building
  * system acts on.
  */

@@ -6,7 +6,8 @@ import type { VigilConfig } from '../../config/schema.js';
 import type { VigilEvent } from '../../core/event-types.js';
 import { MqttCommands, type CommandHandler } from './mqtt-commands.js';
 import type { MqttQueue } from './mqtt-queue.js';
-import { discoveryNodeId, discoveryTopic, isValidStateSuffix, topicMap, type TopicMap } from './mqtt-topics.js';
+import { HaDiscovery } from './mqtt-discovery.js';
+import { isValidStateSuffix, topicMap, type TopicMap } from './mqtt-topics.js';
 import { trustedCAs } from './tls-trust.js';
 
 /**
@@ -80,9 +81,7 @@ export class MqttMirror implements MqttPublisher {
   private lastError: string | null = null;
   private disconnectedSince: number | null = null;
   private readonly states = new Map<string, string>();
-  private readonly discovery = new Map<string, string>();
-  /** Discovery configs removed while disconnected: cleared on the next connect. */
-  private readonly pendingRemovals = new Set<string>();
+  private readonly discovery: HaDiscovery;
   private readonly commands: MqttCommands;
   private readonly stats = new Map<string, () => unknown>();
   /** Retained topics the broker replayed since connect (see sweepStale). */
@@ -99,12 +98,13 @@ export class MqttMirror implements MqttPublisher {
     private readonly settings: MqttSettings,
     active: boolean,
     private readonly log: Logger,
-    private readonly version: string,
+    version: string,
   ) {
     this.enabled = active && settings.url !== '';
     this.topics = topicMap(settings.topic_prefix);
     this.clientId = settings.client_id || `vigil-${hostname()}`;
     this.commands = new MqttCommands(settings.topic_prefix, log);
+    this.discovery = new HaDiscovery(settings.discovery_prefix, this.clientId, this.topics, version);
   }
 
   /** The durable queue lives in the events store, which opens at start. */
@@ -178,10 +178,7 @@ export class MqttMirror implements MqttPublisher {
 
   removeDiscovery(component: string, objectId: string): void {
     if (!this.enabled || !this.settings.discovery) return;
-    const topic = discoveryTopic(this.settings.discovery_prefix, component, discoveryNodeId(this.clientId), objectId);
-    if (!this.discovery.delete(topic)) return;
-    this.pendingRemovals.add(topic);
-    if (this.connected) this.sendDirect(topic, '', true);
+    this.discovery.remove(component, objectId, this.connected, this.send);
   }
 
   onCommand(filter: string, handler: CommandHandler): void {
@@ -213,21 +210,7 @@ export class MqttMirror implements MqttPublisher {
 
   publishDiscovery(component: string, objectId: string, config: Record<string, unknown>): void {
     if (!this.enabled || !this.settings.discovery) return;
-    const node = discoveryNodeId(this.clientId);
-    const full = {
-      ...config,
-      unique_id: `${node}_${objectId}`,
-      availability_topic: this.topics.availability,
-      payload_available: 'online',
-      payload_not_available: 'offline',
-      device: this.device(node),
-    };
-    const topic = discoveryTopic(this.settings.discovery_prefix, component, node, objectId);
-    const text = JSON.stringify(full);
-    this.pendingRemovals.delete(topic);
-    if (this.discovery.get(topic) === text) return;
-    this.discovery.set(topic, text);
-    if (this.connected) this.sendDirect(topic, text, true);
+    this.discovery.publish(component, objectId, config, this.connected, this.send);
   }
 
   /** ok false: MQTT cannot work as configured; degraded: the broker is away (it will reconnect). */
@@ -292,7 +275,7 @@ export class MqttMirror implements MqttPublisher {
       this.disconnectedSince = null;
       this.log.info({ url: redactUrl(this.settings.url), queued: this.queue?.size ?? 0 }, 'MQTT connected');
       this.sendDirect(this.topics.availability, 'online', true);
-      if (this.settings.discovery) this.announce();
+      if (this.settings.discovery) this.discovery.announce(this.send);
       for (const [topic, text] of this.states) this.sendDirect(topic, text, true);
       if (this.commands.size > 0) client.subscribe(this.commands.filters(), { qos: 1 });
       if (this.appStarted) this.sweepStale(client, gen);
@@ -358,33 +341,12 @@ export class MqttMirror implements MqttPublisher {
     }
   }
 
+  private readonly send = (topic: string, payload: string, retain: boolean): void => this.sendDirect(topic, payload, retain);
+
   private sendDirect(topic: string, payload: string, retain: boolean): void {
     this.client?.publish(topic, payload, { qos: 1, retain }, (err) => {
       if (err) this.log.debug({ err, topic }, 'MQTT publish failed');
     });
-  }
-
-  private device(node: string) {
-    return { identifiers: [node], name: `Vigil ${this.clientId}`, manufacturer: 'Vigil', model: 'vigil daemon', sw_version: this.version };
-  }
-
-  /** Home Assistant: a connectivity sensor on the availability topic, then what other modules registered. */
-  private announce(): void {
-    const node = discoveryNodeId(this.clientId);
-    const availability = {
-      name: 'Availability',
-      unique_id: `${node}_availability`,
-      state_topic: this.topics.availability,
-      payload_on: 'online',
-      payload_off: 'offline',
-      device_class: 'connectivity',
-      entity_category: 'diagnostic',
-      device: this.device(node),
-    };
-    this.sendDirect(discoveryTopic(this.settings.discovery_prefix, 'binary_sensor', node, 'availability'), JSON.stringify(availability), true);
-    for (const [topic, text] of this.discovery) this.sendDirect(topic, text, true);
-    for (const topic of this.pendingRemovals) this.sendDirect(topic, '', true);
-    this.pendingRemovals.clear();
   }
 
   /**

@@ -2,32 +2,10 @@ import type { Logger } from 'pino';
 import type { EventType } from '../../core/event-types.js';
 import { MinHeap } from './min-heap.js';
 import { Sequence, type DeliveryKey, type DeliveryRecord, type DeliveryStatus, type EventsStore } from './store.js';
+import { attemptRecord, newRecord, type Outcome, type PendingJob } from './delivery-record.js';
 import { isoWithOffset } from './webhook-store.js';
 
-/** A pending delivery as the scheduler sees it; the LMDB record is the durable copy. */
-export interface PendingJob {
-  seq: number;
-  webhookId: string;
-  eventId: string;
-  eventType: EventType;
-  createdAt: string;
-  /** ms since epoch of the next attempt. */
-  due: number;
-  attempts: number;
-  /** Kept in memory until the record is committed and tried once, then read back from LMDB. */
-  body: string | undefined;
-  committed: boolean;
-  /** Set when the webhook is deleted while this job is in flight: its result is dropped. */
-  cancelled: boolean;
-}
-
-export interface Outcome {
-  status: DeliveryStatus;
-  statusCode: number | null;
-  error: string | null;
-  /** Next attempt time (ms) when status stays pending. */
-  due?: number;
-}
+export type { Outcome, PendingJob };
 
 const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 /**
@@ -109,7 +87,7 @@ export class Outbox {
     const seq = this.seq.next();
     const at = isoWithOffset(new Date(now));
     if (this.pendingTotal + this.heldTotal >= this.opts.maxPending) return this.refuse(webhookId, seq, event, body, at);
-    const record = this.newRecord(webhookId, seq, event, body, at, 'held', 'webhook disabled: held, sent when it is enabled again');
+    const record = newRecord(webhookId, seq, event, body, at, 'held', 'webhook disabled: held, sent when it is enabled again');
     void this.write(record);
     this.heldList(webhookId).push(seq);
     this.heldTotal++;
@@ -155,7 +133,7 @@ export class Outbox {
     const createdAt = isoWithOffset(new Date(now));
     const full = this.pendingTotal + this.heldTotal >= this.opts.maxPending;
     if (full) return this.refuse(webhookId, seq, event, body, createdAt);
-    const record: DeliveryRecord = { ...this.newRecord(webhookId, seq, event, body, createdAt, 'pending', null), next_attempt_at: now };
+    const record: DeliveryRecord = { ...newRecord(webhookId, seq, event, body, createdAt, 'pending', null), next_attempt_at: now };
     const job: PendingJob = {
       seq,
       webhookId,
@@ -222,7 +200,7 @@ export class Outbox {
       this.pendingTotal--;
       return;
     }
-    const record = this.recordOf(job, body, outcome, now);
+    const record = attemptRecord(job, body, outcome, now);
     void this.write(record);
     if (outcome.status === 'pending') {
       job.due = outcome.due ?? now;
@@ -316,25 +294,6 @@ export class Outbox {
     return n;
   }
 
-  private recordOf(job: PendingJob, body: string, outcome: Outcome, now: number): DeliveryRecord {
-    const at = isoWithOffset(new Date(now));
-    return {
-      delivery_id: String(job.seq),
-      webhook_id: job.webhookId,
-      event_id: job.eventId,
-      event_type: job.eventType,
-      status: outcome.status,
-      attempts: job.attempts,
-      created_at: job.createdAt,
-      updated_at: at,
-      next_attempt_at: outcome.status === 'pending' ? (outcome.due ?? now) : null,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.error,
-      delivered_at: outcome.status === 'delivered' ? at : null,
-      body,
-    };
-  }
-
   /** Queues the write; resolves true once committed, false (logged) when it failed. Never rejects. */
   private write(record: DeliveryRecord): Promise<boolean> {
     const key: DeliveryKey = [record.webhook_id, Number(record.delivery_id)];
@@ -366,27 +325,9 @@ export class Outbox {
     return list;
   }
 
-  private newRecord(webhookId: string, seq: number, event: { id: string; type: EventType }, body: string, at: string, status: DeliveryRecord['status'], error: string | null): DeliveryRecord {
-    return {
-      delivery_id: String(seq),
-      webhook_id: webhookId,
-      event_id: event.id,
-      event_type: event.type,
-      status,
-      attempts: 0,
-      created_at: at,
-      updated_at: at,
-      next_attempt_at: null,
-      last_status_code: null,
-      last_error: error,
-      delivered_at: null,
-      body,
-    };
-  }
-
   /** The outbox is full: the delivery is logged failed, never attempted. */
   private refuse(webhookId: string, seq: number, event: { id: string; type: EventType }, body: string, at: string): DeliveryRecord {
-    const record = this.newRecord(webhookId, seq, event, body, at, 'failed', `outbox full (${this.opts.maxPending} pending or held deliveries); not attempted, redeliver by hand`);
+    const record = newRecord(webhookId, seq, event, body, at, 'failed', `outbox full (${this.opts.maxPending} pending or held deliveries); not attempted, redeliver by hand`);
     this.overflowed++;
     void this.write(record);
     this.addFinished(webhookId, seq);

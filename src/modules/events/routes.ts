@@ -99,7 +99,7 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
     {
       schema: {
         tags: TAGS,
-        summary: 'Recent events from the in-memory history, newest first',
+        summary: 'Recent events from the history (events.history_size, kept on disk: it survives a restart), newest first',
         querystring: RecentQuery,
         response: { 200: Type.Array(EventSchema), ...errorResponses(400, 503) },
       },

@@ -29,6 +29,7 @@ export interface CameraView {
   processed_fps: number;
   decoder: string;
   loop: boolean;
+  enabled: boolean;
 }
 
 export interface CameraStats {
@@ -54,6 +55,8 @@ interface Camera {
   counting: CameraCounting;
   pipeline: CameraPipeline;
   processed: RateMeter;
+  /** The last enable/disable in progress: the next waits for it, so stop and start never interleave. */
+  switching: Promise<unknown>;
 }
 
 export interface ManagerDeps {
@@ -274,6 +277,42 @@ export class CameraManager {
     }
   }
 
+  /**
+   * Stops (enabled false) or starts again (true) a camera's stream without removing it; the
+   * choice is stored, so a disabled camera stays stopped across restarts. Disabling ends the
+   * live tracks as the end of a file does (zone occupancy goes back to what is in view: nobody);
+   * enabling a file that had played out plays it again. Already in that state: nothing changes.
+   * REST (POST .../enable, .../disable) and the MQTT command topic both come here.
+   */
+  async setEnabled(cameraId: string, enabled: boolean): Promise<CameraView> {
+    const camera = this.require(cameraId);
+    const run = camera.switching.then(async () => {
+      if (this.cameras.get(cameraId) !== camera) throw new NotFoundError('CAMERA_NOT_FOUND', `no camera ${cameraId}`, { camera_id: cameraId });
+      if (!camera.stored.disabled === enabled) return;
+      // Enabling also forgets that a file had played out: it plays again.
+      const stored: StoredCamera = { ...camera.stored, disabled: !enabled };
+      if (enabled) {
+        delete stored.disabled;
+        delete stored.ended_at;
+        delete stored.ended_frames;
+      }
+      // Stored first: on a full disk the call fails (507) and the camera is left as it was.
+      await this.d.store.putCamera(stored);
+      camera.stored = stored;
+      if (enabled) {
+        camera.stream.start();
+      } else {
+        await camera.stream.stop();
+        await camera.pipeline.endOfStream();
+        camera.stream.restoreStopped('disabled');
+      }
+      this.d.log.info({ camera_id: cameraId }, enabled ? 'camera enabled' : 'camera disabled');
+    });
+    camera.switching = run.catch(() => undefined);
+    await run;
+    return this.view(camera);
+  }
+
   // ---- internals ----
 
   private require(cameraId: string): Camera {
@@ -334,22 +373,28 @@ export class CameraManager {
       },
     });
     for (const rule of counting.rules()) this.publishCounts(id, counting, rule.rule_id);
+    let restoring = false;
     const stream: CameraStream = new CameraStream(source, this.settings(stored.loop), log, {
       onFrame: (frame: Frame) => pipeline.onFrame(frame),
       onStatus: (status, reason) => {
-        this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError);
-        if (status === 'ended' && !ended) void this.onEnded(camera);
+        this.mqtt.status(id, status, status === 'running' || status === 'starting', reason ?? stream.lastError, !camera.stored.disabled);
+        if (status === 'ended' && !restoring) void this.onEnded(camera);
       },
       onGiveUp: (reason) => {
         this.d.bus.emit('system_error', 'video', { module: 'video', message: `camera ${id}: ${reason}`, camera_id: id }, id);
       },
     });
-    const camera: Camera = { stored, source, stream, counting, pipeline, processed };
+    const camera: Camera = { stored, source, stream, counting, pipeline, processed, switching: Promise.resolve() };
     this.cameras.set(id, camera);
     // A file that had played to its end before a restart is not replayed: its people were counted.
     const ended = stored.ended_at !== undefined && source.kind === 'file' && !stored.loop;
-    if (ended) stream.restoreEnded(`end of file after ${stored.ended_frames ?? 0} frames (at ${stored.ended_at}); not replayed after a restart`);
-    else stream.start();
+    if (stored.disabled) stream.restoreStopped('disabled');
+    else if (ended) {
+      // Restored as ended, not ended now: nothing to count (a later replay after enable is).
+      restoring = true;
+      stream.restoreEnded(`end of file after ${stored.ended_frames ?? 0} frames (at ${stored.ended_at}); not replayed after a restart`);
+      restoring = false;
+    } else stream.start();
     return camera;
   }
 
@@ -390,6 +435,7 @@ export class CameraManager {
       processed_fps: c.stream.isRunning ? round2(c.processed.rate(now)) : 0,
       decoder: c.stream.decoder(),
       loop: c.stored.loop,
+      enabled: !c.stored.disabled,
     };
   }
 

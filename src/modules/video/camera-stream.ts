@@ -127,6 +127,11 @@ export class CameraStream {
     this.setStatus('ended', reason);
   }
 
+  /** A camera disabled by its operator: stopped with the reason, ffmpeg is not started. */
+  restoreStopped(reason: string): void {
+    this.setStatus('stopped', reason);
+  }
+
   /** The stop ladder; resolves once ffmpeg is gone. */
   async stop(): Promise<void> {
     this.stopping = true;

@@ -1,5 +1,6 @@
 import type { MqttPublisher } from '../events/mqtt-mirror.js';
 import { topicSegment } from '../events/mqtt-topics.js';
+import { BadRequestError } from '../../core/errors.js';
 import type { CameraManager } from './camera-manager.js';
 import type { CameraStatus } from './camera-stream.js';
 import type { CountingRule, LineCounts, ZoneCounts } from './counting/rules.js';
@@ -55,9 +56,9 @@ export class VideoMqttState {
     this.announced.delete(`${cameraId}\u0000${ruleId}`);
   }
 
-  status(cameraId: string, status: CameraStatus, isRunning: boolean, lastError: string | null): void {
+  status(cameraId: string, status: CameraStatus, isRunning: boolean, lastError: string | null, enabled: boolean): void {
     if (!this.mqtt?.enabled) return;
-    this.mqtt.publishState(VideoMqttState.statusTopic(cameraId), { camera_id: cameraId, status, is_running: isRunning, last_error: lastError });
+    this.mqtt.publishState(VideoMqttState.statusTopic(cameraId), { camera_id: cameraId, status, is_running: isRunning, last_error: lastError, enabled });
     this.announceCamera(cameraId);
   }
 
@@ -65,6 +66,7 @@ export class VideoMqttState {
     for (const id of ruleIds) this.clearRule(cameraId, id);
     this.mqtt?.publishState(VideoMqttState.statusTopic(cameraId), '');
     for (const field of ['status', 'fps', 'processed_fps']) this.mqtt?.removeDiscovery('sensor', objectId(cameraId, null, field));
+    this.mqtt?.removeDiscovery('switch', objectId(cameraId, null, 'enabled'));
     this.announced.delete(cameraId);
   }
 
@@ -112,6 +114,20 @@ export class VideoMqttState {
       json_attributes_topic: mqtt.stateTopic(VideoMqttState.statusTopic(cameraId)),
       icon: 'mdi:cctv',
     });
+    // Like the reset button: it only acts when mqtt.commands is on, so it starts disabled in Home Assistant.
+    mqtt.publishDiscovery('switch', objectId(cameraId, null, 'enabled'), {
+      name: `${cameraId} enabled`,
+      command_topic: mqtt.stateTopic(enabledCommandTopic(cameraId)),
+      payload_on: 'ON',
+      payload_off: 'OFF',
+      state_topic: mqtt.stateTopic(VideoMqttState.statusTopic(cameraId)),
+      value_template: "{{ 'ON' if value_json.enabled else 'OFF' }}",
+      state_on: 'ON',
+      state_off: 'OFF',
+      entity_category: 'config',
+      enabled_by_default: false,
+      icon: 'mdi:cctv',
+    });
     for (const [field, name] of [['fps', 'fps'], ['processed_fps', 'processed fps']] as const) {
       mqtt.publishDiscovery('sensor', objectId(cameraId, null, field), {
         name: `${cameraId} ${name}`,
@@ -123,6 +139,19 @@ export class VideoMqttState {
       });
     }
   }
+}
+
+/** Where a camera is switched on and off (`ON` / `OFF`), as Frigate's `<camera>/enabled/set`. */
+function enabledCommandTopic(cameraId: string): string {
+  return `cameras/${topicSegment(cameraId)}/enabled/set`;
+}
+
+/** The payload of the enable/disable command: ON or OFF (any case, surrounding blanks ignored). */
+export function parseSwitchPayload(payload: string): boolean {
+  const p = payload.trim().toUpperCase();
+  if (p === 'ON') return true;
+  if (p === 'OFF') return false;
+  throw new BadRequestError('INVALID_COMMAND', `the payload must be ON or OFF, not ${JSON.stringify(payload.slice(0, 40))}`, { field: 'payload' });
 }
 
 /** Home Assistant object ids allow [a-zA-Z0-9_-]; camera and rule ids may hold '.'. */
@@ -150,5 +179,10 @@ export function wireVideoMqtt(mqtt: MqttPublisher, manager: CameraManager): void
   mqtt.onCommand('cameras/+/reset_counts', async ([, cameraId]) => {
     await manager.resetCounts(cameraId!);
     return { command: 'reset_counts', camera_id: cameraId, rule_id: null };
+  });
+  mqtt.onCommand('cameras/+/enabled/set', async ([, cameraId], payload) => {
+    const enabled = parseSwitchPayload(payload);
+    const camera = await manager.setEnabled(cameraId!, enabled);
+    return { command: enabled ? 'enable' : 'disable', camera_id: cameraId, enabled: camera.enabled, status: camera.status };
   });
 }

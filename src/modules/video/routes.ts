@@ -68,6 +68,23 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     },
   );
 
+  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+    app.post<{ Params: IdParams }>(
+      `/api/v1/video/cameras/:camera_id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: enabled
+            ? 'Start a disabled camera again (a file that had played out plays again); no change if it is enabled'
+            : 'Stop a camera without removing it (status stopped, kept across restarts); its rules and counts stay',
+          params: CameraIdParams,
+          response: { 200: CameraSchema, ...errorResponses(400, 404, 503, 507) },
+        },
+      },
+      async (req) => manager().setEnabled(req.params.camera_id, enabled),
+    );
+  }
+
   app.get<{ Params: IdParams }>(
     '/api/v1/video/cameras/:camera_id/snapshot',
     {

@@ -34,6 +34,7 @@ export const CameraSchema = Type.Object({
   processed_fps: Type.Number({ description: 'Frames per second through person detection and tracking.' }),
   decoder: Type.String({ description: 'cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson).' }),
   loop: Type.Boolean(),
+  enabled: Type.Boolean({ description: 'False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled.' }),
 });
 
 export const RemovedCamera = Type.Object({ removed: Type.String() });

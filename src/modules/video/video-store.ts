@@ -14,6 +14,8 @@ export interface StoredCamera {
   /** Set when a file source (without loop) played to its end: it is not replayed after a restart. */
   ended_at?: string;
   ended_frames?: number;
+  /** Set while the camera is disabled (enable/disable): its stream stays stopped across restarts. */
+  disabled?: boolean;
 }
 
 export type StoredCounts = { in: number; out: number } | { entered: number; exited: number };
