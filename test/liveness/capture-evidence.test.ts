@@ -30,7 +30,7 @@ const png = new Map<number, Buffer>();
 let frontal: RgbImage;
 
 before(async () => {
-  t = await testApp({ liveness: { abuse_max_failures: 0, min_challenges: 1 } });
+  t = await testApp({ liveness: { abuse_max_failures: 0, min_challenges: 1, min_head_challenges: 0 } });
   t.app.liveness.deps.clock = () => now;
   for (const [n, b] of clipFrames([FRONTAL, RIGHT, NEXT])) png.set(n, b);
   frontal = await decodeImage(png.get(FRONTAL)!, { field: 'image', maxPixels: 1e7 });

@@ -29,7 +29,7 @@ const events: VigilEvent[] = [];
 
 before(async () => {
   // min_challenges 1: these tests judge one challenge at a time.
-  t = await testApp({ liveness: { abuse_max_failures: 0, min_challenges: 1 } });
+  t = await testApp({ liveness: { abuse_max_failures: 0, min_challenges: 1, min_head_challenges: 0 } });
   // A hand-moved clock: no challenge times out however slow the box is, unless a test moves
   // it; frame() moves it 200 ms per frame, a camera client's pace (a burst is rejected).
   let now = Date.UTC(2026, 0, 1);

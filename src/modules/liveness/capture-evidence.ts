@@ -29,6 +29,8 @@ export interface FrameSample {
   thumb: Float32Array;
   /** The face box (with a margin) the thumbnail comparison leaves out. */
   face: [number, number, number, number];
+  /** The detector's face box. */
+  box: [number, number, number, number];
 }
 
 export type CaptureProblem = 'static_image' | 'capture_discontinuity';
@@ -76,7 +78,7 @@ export function sampleFrame(img: RgbImage, bbox: [number, number, number, number
       rgb[k + 2] = img.data[o + 2]!;
     }
   }
-  return { width: img.width, height: img.height, stride: step, x0, y0, cols, rows, rgb, thumb: thumbnail(img), face: [fx1, fy1, fx2, fy2] };
+  return { width: img.width, height: img.height, stride: step, x0, y0, cols, rows, rgb, thumb: thumbnail(img), face: [fx1, fy1, fx2, fy2], box: bbox };
 }
 
 function thumbnail(img: RgbImage): Float32Array {

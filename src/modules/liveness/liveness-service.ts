@@ -10,6 +10,7 @@ import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, 
 import { FaceMeasurer } from './face-measurer.js';
 import { analyseFrameFaces, detectFrameFaces, faceBox, type FrameFace } from './face-source.js';
 import { livenessEventData } from './liveness-events.js';
+import { SILHOUETTE, silhouetteChange } from './silhouette.js';
 import type { Ending, FailureReason, FrameResult, LivenessSession, Rejection, SessionState } from './session.js';
 import { SessionStore } from './session-store.js';
 
@@ -78,6 +79,7 @@ export class LivenessService {
   /** Capture evidence of each session's current neutral frame (what a turn or look is measured from). */
   private readonly baselines = new WeakMap<LivenessSession, { at: number; sample: FrameSample }>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  private trace = '';
   private sweeps = 0;
 
   constructor(
@@ -125,7 +127,7 @@ export class LivenessService {
     // min_challenges nor for more time per challenge than max_timeout_seconds.
     const count = Math.max(numChallenges ?? c.num_challenges, c.min_challenges);
     const timeout = Math.min(timeoutSeconds ?? c.timeout_seconds, c.max_timeout_seconds);
-    const challenges = drawChallenges(count, timeout, this.deps.random);
+    const challenges = drawChallenges(count, timeout, this.deps.random, c.min_head_challenges);
     this.limiter.admitSession(client, now);
     const session = this.store.create(challenges, now, client);
     return { session_id: session.id, challenges };
@@ -242,15 +244,31 @@ export class LivenessService {
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
-      // A turn or look moves the whole face: its face region cannot be largely the same pixels
-      // as the neutral frame it is measured from (a photo warped inside its outline is).
-      const base = this.baselines.get(session);
-      const moved = !base || base.at !== session.baselineAt || identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline;
+      this.trace = '';
+      const moved = this.movedLikeAHead(session, judged, sample);
       const j = session.judge(m.measures, this.settings, arrivedAt, moved);
+      if (process.env.LIVENESS_TRACE && (j.passed || j.flat)) console.log(`TRACE ${j.passed ? 'pass' : 'flat'} ${this.trace}`);
       if (session.baselineAt === arrivedAt) this.baselines.set(session, { at: arrivedAt, sample });
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
     });
+  }
+
+  /**
+   * Whether a frame changed since the current challenge's neutral frame as a turning or nodding
+   * head does (only turns and looks ask): its face region is not largely the same pixels (a photo
+   * warped inside its outline is), and the outline beside the face (turns) or above and below it
+   * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts). Without the
+   * neutral frame's evidence nothing counts as moved.
+   */
+  private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample): boolean {
+    const axis = type === 'TURN_LEFT' || type === 'TURN_RIGHT' ? 'yaw' : type === 'LOOK_UP' || type === 'LOOK_DOWN' ? 'pitch' : null;
+    if (!axis) return true;
+    const base = this.baselines.get(session);
+    if (!base || base.at !== session.baselineAt) return false;
+    const outline = silhouetteChange(base.sample, sample, axis);
+    this.trace = `${type} outline ${outline.toFixed(3)} ident ${identicalFraction(sample, base.sample).toFixed(3)}`;
+    return identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline && outline >= SILHOUETTE.minChangedFraction;
   }
 
   /** 404 when the session was cancelled (DELETE) while its frame was being decoded or judged. */
