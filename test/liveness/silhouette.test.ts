@@ -2,6 +2,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeImage, type RgbImage } from '../../src/core/image-decode.js';
 import { sampleFrame } from '../../src/modules/liveness/capture-evidence.js';
+import { passiveSpoof } from '../../src/modules/liveness/liveness-service.js';
 import { SILHOUETTE, silhouetteChange } from '../../src/modules/liveness/silhouette.js';
 import { addNoise, rng, slideInner, squeezeTurn, type FaceGeom } from '../../bench/lib/attack-edits.js';
 import { clipFrames } from './frames.js';
@@ -59,5 +60,15 @@ describe('head outline (silhouette.ts)', () => {
     const photo = img.get(FRONTAL)!;
     const base = sampleFrame(photo, [-200, -200, 900, 600]);
     assert.equal(silhouetteChange(base, sampleFrame(photo, [-200, -200, 900, 600], base.stride), 'yaw'), 0);
+  });
+});
+
+describe('passive liveness fused over frames (passiveSpoof)', () => {
+  // Guards issue 22's BPCER: one genuine frame at 0.43 (Obama clip) failed a whole session.
+  it('one dip of a genuine face does not fail the session; a print or screen fails on its first frame', () => {
+    assert.equal(passiveSpoof([0.95, 0.9, 0.43]), false);
+    assert.equal(passiveSpoof([0.3]), true, 'pad/silentface_image_F1 (print)');
+    assert.equal(passiveSpoof([0.97, 0.96, 0.22]), true, 'pad/doubango_spoof (screen) mid-session');
+    assert.equal(passiveSpoof([0.6, 0.45, 0.44]), true, 'three doubtful frames in a row');
   });
 });
