@@ -1024,37 +1024,37 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "cf928b0f-8d62-4496-9f3b-07d65b70ef19",
+                     *         "id": "c257d1fe-f662-4aad-865c-458461e0dacd",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:29:16.986Z",
+                     *         "timestamp": "2026-11-25T14:21:27.189Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 4,
+                     *           "track_id": 8,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 4
+                     *             "out": 2
                      *           }
                      *         },
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "57cbd37e-c23c-471f-b20b-35160f0ac796",
+                     *         "id": "8da0dd60-2b8a-452c-9349-2e9f49b00f04",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T12:29:16.792Z",
+                     *         "timestamp": "2026-11-25T14:21:27.188Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 5,
+                     *           "track_id": 23,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 3
+                     *             "out": 1
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1167,13 +1167,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *         "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *         "created_at": "2026-11-25T14:21:28.388+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1281,13 +1281,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1409,7 +1409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "bba03a06-dbf0-4e1d-a745-bd2d61335800"
+                     *       "removed": "460bf97e-e961-4a08-af4a-c614ff90636b"
                      *     }
                      */
                     "application/json": {
@@ -1527,12 +1527,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1674,21 +1674,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795609757775000",
-                     *           "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *           "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *           "delivery_id": "1795616488481000",
+                     *           "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *           "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T12:29:17.775+00:00",
-                     *           "updated_at": "2026-11-25T12:29:17.883+00:00",
+                     *           "created_at": "2026-11-25T14:21:28.481+00:00",
+                     *           "updated_at": "2026-11-25T14:21:29.644+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1836,15 +1836,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795609757895000",
-                     *       "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *       "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *       "delivery_id": "1795616489900000",
+                     *       "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *       "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T12:29:17.895+00:00",
-                     *       "updated_at": "2026-11-25T12:29:17.895+00:00",
-                     *       "next_attempt_at": "2026-11-25T12:29:17.895Z",
+                     *       "created_at": "2026-11-25T14:21:29.900+00:00",
+                     *       "updated_at": "2026-11-25T14:21:29.900+00:00",
+                     *       "next_attempt_at": "2026-11-25T14:21:29.900Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1978,13 +1978,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T12:29:17.771+00:00",
+                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2102,13 +2102,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *         "id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T12:29:17.775Z",
+                     *         "timestamp": "2026-11-25T14:21:28.481Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook bba03a06-dbf0-4e1d-a745-bd2d61335800",
+                     *           "message": "test delivery to webhook 460bf97e-e961-4a08-af4a-c614ff90636b",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2117,15 +2117,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795609757775000",
-                     *         "webhook_id": "bba03a06-dbf0-4e1d-a745-bd2d61335800",
-                     *         "event_id": "5a7d5de7-ca8b-47b6-b306-c17f39a44686",
+                     *         "delivery_id": "1795616488481000",
+                     *         "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *         "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T12:29:17.775+00:00",
-                     *         "updated_at": "2026-11-25T12:29:17.775+00:00",
-                     *         "next_attempt_at": "2026-11-25T12:29:17.775Z",
+                     *         "created_at": "2026-11-25T14:21:28.481+00:00",
+                     *         "updated_at": "2026-11-25T14:21:28.481+00:00",
+                     *         "next_attempt_at": "2026-11-25T14:21:28.481Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4019,16 +4019,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
                      *       "challenges": [
-                     *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
-                     *           "timeout_seconds": 5
-                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4173,8 +4173,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
-                     *       "challenge_type": "SMILE",
+                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+                     *       "challenge_type": "TURN_LEFT",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4392,16 +4392,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0",
+                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
                      *       "challenges": [
-                     *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
-                     *           "timeout_seconds": 5
-                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4411,7 +4411,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "SMILE",
+                     *       "current_challenge": "TURN_LEFT",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4419,10 +4419,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T12:29:09.188Z",
-                     *       "expires_at": "2026-11-25T12:34:09.188Z",
-                     *       "challenge_started_at": "2026-11-25T12:29:09.198Z",
-                     *       "challenge_deadline": "2026-11-25T12:29:14.198Z",
+                     *       "created_at": "2026-11-25T14:21:17.183Z",
+                     *       "expires_at": "2026-11-25T14:26:17.183Z",
+                     *       "challenge_started_at": "2026-11-25T14:21:17.255Z",
+                     *       "challenge_deadline": "2026-11-25T14:21:22.255Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4447,7 +4447,7 @@ export interface operations {
                         /** @description null while the session runs; 0 when it failed or expired; when completed, the mean passive-liveness score of its frames in steps of 0.1 (docs/liveness.md) */
                         liveness_score: number | null;
                         /** @description Which check failed the session (docs/liveness.md lists them); null unless failed */
-                        failure_reason: "challenge_timeout" | "spoof_detected" | "face_changed" | "static_image" | "capture_discontinuity" | "implausible_timing" | "frame_limit" | (never | null);
+                        failure_reason: "challenge_timeout" | "spoof_detected" | "face_changed" | "static_image" | "capture_discontinuity" | "implausible_timing" | "frame_limit" | "flat_motion" | (never | null);
                         /** @description Frames accepted for judging */
                         frames_received: number;
                         /** Format: date-time */
@@ -4581,7 +4581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "ed9a5dbf-e6fb-4690-af76-c52c24edc3d0"
+                     *       "cancelled": "fccbc90c-297f-4939-b477-693814ce73d7"
                      *     }
                      */
                     "application/json": {
@@ -4719,7 +4719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *       "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5078,7 +5078,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5343,7 +5343,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *         "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5353,7 +5353,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5721,7 +5721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+                     *       "removed": "4e8d5130-af0f-4d89-b659-58da07631e67",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5929,14 +5929,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "bc5c3d0f-a9d9-4254-81f0-ecef70b00f90",
+                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T12:29:03.869Z",
-                     *           "updated_at": "2026-11-25T12:29:03.869Z"
+                     *           "enrolled_at": "2026-11-25T14:20:39.405Z",
+                     *           "updated_at": "2026-11-25T14:20:39.405Z"
                      *         }
                      *       ]
                      *     }
@@ -6073,10 +6073,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *           "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:29:04.433Z",
-                     *           "last_seen": "2026-11-25T12:29:04.433Z",
+                     *           "first_seen": "2026-11-25T14:20:43.985Z",
+                     *           "last_seen": "2026-11-25T14:20:43.985Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6136,10 +6136,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "170a790b-29cb-4bd1-8433-60de564881b4",
+                     *           "cluster_id": "aeaac1e9-a636-44cc-b586-3c301a4752a6",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T12:29:04.377Z",
-                     *           "last_seen": "2026-11-25T12:29:04.377Z",
+                     *           "first_seen": "2026-11-25T14:20:43.533Z",
+                     *           "last_seen": "2026-11-25T14:20:43.533Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6336,10 +6336,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *       "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T12:29:04.433Z",
-                     *       "last_seen": "2026-11-25T12:29:04.433Z",
+                     *       "first_seen": "2026-11-25T14:20:43.985Z",
+                     *       "last_seen": "2026-11-25T14:20:43.985Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6531,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "170a790b-29cb-4bd1-8433-60de564881b4"
+                     *       "removed": "aeaac1e9-a636-44cc-b586-3c301a4752a6"
                      *     }
                      */
                     "application/json": {
@@ -6629,13 +6629,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "2ea2633a-9bc8-48a6-8704-48981fc9f424",
+                     *       "identity_id": "4e8d5130-af0f-4d89-b659-58da07631e67",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "b886c1c6-0181-4753-a136-363f1fa7cd26",
+                     *       "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6975,11 +6975,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.02,
-                     *         "frame_count": 81,
+                     *         "fps": 9.96,
+                     *         "frame_count": 86,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 10.06,
+                     *         "processed_fps": 4.37,
                      *         "decoder": "cpu",
                      *         "loop": true
                      *       }
@@ -7256,11 +7256,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.02,
-                     *       "frame_count": 81,
+                     *       "fps": 9.96,
+                     *       "frame_count": 86,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 10.06,
+                     *       "processed_fps": 4.37,
                      *       "decoder": "cpu",
                      *       "loop": true
                      *     }
@@ -7583,10 +7583,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:29:09.591Z",
+                     *         "created_at": "2026-11-25T14:21:19.223Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 4
+                     *           "out": 2
                      *         }
                      *       }
                      *     ]
@@ -7748,7 +7748,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:29:09.591Z",
+                     *       "created_at": "2026-11-25T14:21:19.223Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8017,7 +8017,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T12:29:09.614Z",
+                     *         "created_at": "2026-11-25T14:21:19.297Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8191,7 +8191,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T12:29:09.614Z",
+                     *       "created_at": "2026-11-25T14:21:19.297Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8448,7 +8448,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 4
+                     *           "out": 2
                      *         }
                      *       ],
                      *       "zones": [
@@ -8754,16 +8754,16 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T12:15:00.000Z",
-                     *       "to": "2026-11-25T12:29:17.664Z",
+                     *       "from": "2026-11-24T14:15:00.000Z",
+                     *       "to": "2026-11-25T14:21:27.892Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-25T12:15:00.000Z",
-                     *           "end": "2026-11-25T12:30:00.000Z",
+                     *           "start": "2026-11-25T14:15:00.000Z",
+                     *           "end": "2026-11-25T14:30:00.000Z",
                      *           "in": 0,
-                     *           "out": 4,
+                     *           "out": 2,
                      *           "entered": 0,
                      *           "exited": 0,
                      *           "peak_occupancy": 0
@@ -8917,7 +8917,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.2 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -8951,9 +8951,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82293551104,
+                     *         "free_bytes": 81534504960,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78481.2 MB free (reserve 64 MB)"
+                     *         "detail": "77757.4 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9115,8 +9115,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 606,
-                     *             "warmup_ms": 106
+                     *             "load_ms": 3322,
+                     *             "warmup_ms": 518
                      *           }
                      *         ]
                      *       },
@@ -9133,8 +9133,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 736,
-                     *             "warmup_ms": 126
+                     *             "load_ms": 4127,
+                     *             "warmup_ms": 318
                      *           }
                      *         ]
                      *       },
@@ -9150,8 +9150,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 614,
-                     *             "warmup_ms": 24
+                     *             "load_ms": 2450,
+                     *             "warmup_ms": 825
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9160,8 +9160,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 584,
-                     *             "warmup_ms": 43
+                     *             "load_ms": 2894,
+                     *             "warmup_ms": 543
                      *           }
                      *         ]
                      *       }
@@ -9244,7 +9244,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-merge/models",
+                     *         "models_dir": "/work/wt-22/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -9264,7 +9264,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-merge/models"
+                     *         "models_dir": "/work/wt-22/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9272,6 +9272,7 @@ export interface operations {
                      *         "num_challenges": 3,
                      *         "timeout_seconds": 5,
                      *         "min_challenges": 3,
+                     *         "min_head_challenges": 1,
                      *         "max_timeout_seconds": 10,
                      *         "max_frames_per_challenge": 150,
                      *         "max_rejected_frames": 3,
@@ -9279,7 +9280,7 @@ export interface operations {
                      *         "min_action_ms": 150,
                      *         "turn_degrees": 20,
                      *         "look_degrees": 15,
-                     *         "same_person_threshold": 0.3,
+                     *         "same_person_threshold": 0.2,
                      *         "max_sessions": 1000,
                      *         "abuse_window_seconds": 900,
                      *         "abuse_max_sessions": 60,
@@ -9287,7 +9288,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-merge/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-22/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -9332,7 +9333,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-uzDGv6/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-ccblEq/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9463,6 +9464,11 @@ export interface operations {
                              */
                             min_challenges: number;
                             /**
+                             * @description Fewest head movements (turn or look) among a session's challenges: they are the ones a flat picture cannot perform, because the head's outline must move (0 lets a session be expressions only).
+                             * @default 1
+                             */
+                            min_head_challenges: number;
+                            /**
                              * @description Longest time per challenge a client may ask for (a longer timeout_seconds is lowered to this).
                              * @default 10
                              */
@@ -9499,7 +9505,7 @@ export interface operations {
                             look_degrees: number;
                             /**
                              * @description A frame whose face similarity to the first frame (face service scale, as /verify) falls below this fails the session (face_changed).
-                             * @default 0.3
+                             * @default 0.2
                              */
                             same_person_threshold: number;
                             /**
@@ -9835,7 +9841,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "9e666744df6cda5e286fd98a1055b42e2d65293b",
+                     *       "commit": "4596fc6f7ebdbce58786ff9deb10876f6793214f",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {
