@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { decodeImage, type RgbImage } from '../../src/core/image-decode.js';
-import { captureProblem, identicalFraction, sampleFrame } from '../../src/modules/liveness/capture-evidence.js';
+import { captureProblem, identicalFraction, mirroredOf, sampleFrame } from '../../src/modules/liveness/capture-evidence.js';
 import type { ChallengeType } from '../../src/modules/liveness/challenges.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
@@ -105,6 +105,19 @@ describe('capture evidence through the API (real frames)', () => {
     await send(id, png.get(FRONTAL)!);
     const resized = await sharp(png.get(NEXT)!).resize(600, 338).png().toBuffer();
     const r = await send(id, resized);
+    assert.equal(r.json().state, 'failed');
+    assert.equal((await info(id)).failure_reason, 'capture_discontinuity');
+  });
+
+  // Guards issue 22: a mirrored photo reads as the opposite turn (the `mirror` species passed 2 of
+  // 10 head movements on seed 2211).
+  it('a frame mirrored against the previous one fails the session (capture_discontinuity); a camera frame does not', async () => {
+    const a = sampleFrame(frontal, BOX);
+    const next = await decodeImage(png.get(NEXT)!, { field: 'image', maxPixels: 1e7 });
+    assert.equal(mirroredOf(a, sampleFrame(next, BOX, a.stride)), false);
+    const id = await session(['TURN_RIGHT']);
+    await send(id, png.get(FRONTAL)!);
+    const r = await send(id, await sharp(png.get(FRONTAL)!).flop().png().toBuffer());
     assert.equal(r.json().state, 'failed');
     assert.equal((await info(id)).failure_reason, 'capture_discontinuity');
   });

@@ -120,11 +120,11 @@ describe('active liveness on real frames', () => {
     assert.equal(again.json().state, 'completed');
   });
 
-  it('five challenges incl. the user\'s left turn (mirrored frames) and looking up and down pass', async () => {
-    const id = await session(['TURN_LEFT', 'LOOK_UP', 'LOOK_DOWN', 'TURN_RIGHT', 'SMILE']);
+  // A camera does not flip its picture mid-session (a mirrored frame after a plain one fails as
+  // capture_discontinuity), so the user's left turn is its own session of mirrored frames.
+  it('four challenges (looking up and down, the user\'s right turn, a smile) pass; the left turn passes on mirrored frames', async () => {
+    const id = await session(['LOOK_UP', 'LOOK_DOWN', 'TURN_RIGHT', 'SMILE']);
     const last = await run(id, [
-      { frame: 'mirroredFrontal' },
-      { frame: 'left', passes: true },
       { frame: 'chinDown' },
       { frame: 'chinUp', passes: true },
       { frame: 'level' },
@@ -135,6 +135,9 @@ describe('active liveness on real frames', () => {
     ]);
     assert.equal(last.state, 'completed');
     assert.equal(last.is_live, true);
+    const left = await session(['TURN_LEFT']);
+    const done = await run(left, [{ frame: 'mirroredFrontal' }, { frame: 'left', passes: true }]);
+    assert.equal(done.state, 'completed');
   });
 
   it('a wrong answer does not pass: asked to turn left, the user turns right, then smiles; the challenge times out', async () => {

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../core/error-codes.js';
 import { decodeImage } from '../../core/image-decode.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
-import { CAPTURE, captureProblem, identicalFraction, sampleFrame, type FrameSample } from './capture-evidence.js';
+import { CAPTURE, captureProblem, identicalFraction, mirroredOf, sampleFrame, type FrameSample } from './capture-evidence.js';
 import type { RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
 import { FaceMeasurer } from './face-measurer.js';
@@ -244,7 +244,9 @@ export class LivenessService {
       this.samples.set(session, [...kept.slice(1 - KEPT_SAMPLES), sample]);
       if (problem === 'capture_discontinuity') {
         // A camera does not change resolution mid-capture: that ends the session at once.
-        if (kept.at(-1)!.width !== sample.width || kept.at(-1)!.height !== sample.height) return this.failNow(session, problem, arrivedAt);
+        // Nor does it flip its picture: a mirrored frame is a photo shown the other way round.
+        const prev = kept.at(-1)!;
+        if (prev.width !== sample.width || prev.height !== sample.height || mirroredOf(prev, sample)) return this.failNow(session, problem, arrivedAt);
         return this.rejectFrame(session, problem, arrivedAt);
       }
       if (problem === 'static_image') {
