@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent events from the history (events.history_size, kept on disk: it survives a restart), newest first */
+        /** Recent events from the in-memory history, newest first */
         get: operations["getEventsRecent"];
         put?: never;
         post?: never;
@@ -504,40 +504,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/video/cameras/{camera_id}/enable": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Start a disabled camera again (a file that had played out plays again); no change if it is enabled */
-        post: operations["postVideoCamerasByCameraIdEnable"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/video/cameras/{camera_id}/disable": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Stop a camera without removing it (status stopped, kept across restarts); its rules and counts stay */
-        post: operations["postVideoCamerasByCameraIdDisable"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/video/cameras/{camera_id}/snapshot": {
         parameters: {
             query?: never;
@@ -771,7 +737,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_COMMAND" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -1058,14 +1024,32 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "c5b17400-9b48-4ac3-8dcd-47011c179488",
+                     *         "id": "c257d1fe-f662-4aad-865c-458461e0dacd",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T13:48:30.834Z",
+                     *         "timestamp": "2026-11-25T14:21:27.189Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 27,
+                     *           "track_id": 8,
+                     *           "direction": "out",
+                     *           "direction_label": "north",
+                     *           "counts": {
+                     *             "in": 0,
+                     *             "out": 2
+                     *           }
+                     *         },
+                     *         "camera_id": "hall"
+                     *       },
+                     *       {
+                     *         "id": "8da0dd60-2b8a-452c-9349-2e9f49b00f04",
+                     *         "type": "line_crossed",
+                     *         "timestamp": "2026-11-25T14:21:27.188Z",
+                     *         "source": "video",
+                     *         "data": {
+                     *           "rule_id": "walkway",
+                     *           "rule_name": "walkway",
+                     *           "track_id": 23,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
@@ -1074,24 +1058,6 @@ export interface operations {
                      *           }
                      *         },
                      *         "camera_id": "hall"
-                     *       },
-                     *       {
-                     *         "id": "a27d54d6-56d0-4ed2-b3d1-1839f2bb3188",
-                     *         "type": "document_scanned",
-                     *         "timestamp": "2026-11-25T13:48:11.728Z",
-                     *         "source": "document",
-                     *         "data": {
-                     *           "detected": true,
-                     *           "has_face": true,
-                     *           "has_mrz": true,
-                     *           "mrz_type": "TD3",
-                     *           "document_kind": "P",
-                     *           "issuing_country": "GBR",
-                     *           "check_digits_valid": true,
-                     *           "expired": true,
-                     *           "ocr_lines": 58
-                     *         },
-                     *         "camera_id": null
                      *       }
                      *     ]
                      */
@@ -1201,13 +1167,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *         "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T13:48:32.521+00:00",
+                     *         "created_at": "2026-11-25T14:21:28.388+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1315,13 +1281,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T13:48:32.521+00:00",
+                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1443,7 +1409,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "22878d34-018f-4dba-be21-de2a402603d6"
+                     *       "removed": "460bf97e-e961-4a08-af4a-c614ff90636b"
                      *     }
                      */
                     "application/json": {
@@ -1561,12 +1527,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T13:48:32.521+00:00",
+                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1708,21 +1674,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *       "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795614512537000",
-                     *           "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
-                     *           "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+                     *           "delivery_id": "1795616488481000",
+                     *           "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *           "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T13:48:32.537+00:00",
-                     *           "updated_at": "2026-11-25T13:48:34.511+00:00",
+                     *           "created_at": "2026-11-25T14:21:28.481+00:00",
+                     *           "updated_at": "2026-11-25T14:21:29.644+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1870,15 +1836,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795614514708000",
-                     *       "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
-                     *       "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+                     *       "delivery_id": "1795616489900000",
+                     *       "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *       "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T13:48:34.708+00:00",
-                     *       "updated_at": "2026-11-25T13:48:34.708+00:00",
-                     *       "next_attempt_at": "2026-11-25T13:48:34.708Z",
+                     *       "created_at": "2026-11-25T14:21:29.900+00:00",
+                     *       "updated_at": "2026-11-25T14:21:29.900+00:00",
+                     *       "next_attempt_at": "2026-11-25T14:21:29.900Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -2012,13 +1978,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "22878d34-018f-4dba-be21-de2a402603d6",
+                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T13:48:32.521+00:00",
+                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2136,13 +2102,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+                     *         "id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T13:48:32.537Z",
+                     *         "timestamp": "2026-11-25T14:21:28.481Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 22878d34-018f-4dba-be21-de2a402603d6",
+                     *           "message": "test delivery to webhook 460bf97e-e961-4a08-af4a-c614ff90636b",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2151,15 +2117,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795614512537000",
-                     *         "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
-                     *         "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+                     *         "delivery_id": "1795616488481000",
+                     *         "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *         "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T13:48:32.537+00:00",
-                     *         "updated_at": "2026-11-25T13:48:32.537+00:00",
-                     *         "next_attempt_at": "2026-11-25T13:48:32.537Z",
+                     *         "created_at": "2026-11-25T14:21:28.481+00:00",
+                     *         "updated_at": "2026-11-25T14:21:28.481+00:00",
+                     *         "next_attempt_at": "2026-11-25T14:21:28.481Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4053,11 +4019,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
                      *       "challenges": [
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4066,8 +4032,8 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4207,8 +4173,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
-                     *       "challenge_type": "BLINK",
+                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+                     *       "challenge_type": "TURN_LEFT",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4426,11 +4392,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
                      *       "challenges": [
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4439,13 +4405,13 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "BLINK",
+                     *       "current_challenge": "TURN_LEFT",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4453,10 +4419,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T13:48:15.016Z",
-                     *       "expires_at": "2026-11-25T13:53:15.016Z",
-                     *       "challenge_started_at": "2026-11-25T13:48:15.204Z",
-                     *       "challenge_deadline": "2026-11-25T13:48:20.204Z",
+                     *       "created_at": "2026-11-25T14:21:17.183Z",
+                     *       "expires_at": "2026-11-25T14:26:17.183Z",
+                     *       "challenge_started_at": "2026-11-25T14:21:17.255Z",
+                     *       "challenge_deadline": "2026-11-25T14:21:22.255Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4481,7 +4447,7 @@ export interface operations {
                         /** @description null while the session runs; 0 when it failed or expired; when completed, the mean passive-liveness score of its frames in steps of 0.1 (docs/liveness.md) */
                         liveness_score: number | null;
                         /** @description Which check failed the session (docs/liveness.md lists them); null unless failed */
-                        failure_reason: "challenge_timeout" | "spoof_detected" | "face_changed" | "static_image" | "capture_discontinuity" | "implausible_timing" | "frame_limit" | (never | null);
+                        failure_reason: "challenge_timeout" | "spoof_detected" | "face_changed" | "static_image" | "capture_discontinuity" | "implausible_timing" | "frame_limit" | "flat_motion" | (never | null);
                         /** @description Frames accepted for judging */
                         frames_received: number;
                         /** Format: date-time */
@@ -4615,7 +4581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "8e20aef4-9e4a-4df1-aed5-d06578b294a5"
+                     *       "cancelled": "fccbc90c-297f-4939-b477-693814ce73d7"
                      *     }
                      */
                     "application/json": {
@@ -4753,7 +4719,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+                     *       "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5112,7 +5078,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5377,7 +5343,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+                     *         "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5387,7 +5353,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5755,7 +5721,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "f063f490-b487-4951-991d-7db596e30ffc",
+                     *       "removed": "4e8d5130-af0f-4d89-b659-58da07631e67",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5963,14 +5929,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T13:47:06.521Z",
-                     *           "updated_at": "2026-11-25T13:47:06.521Z"
+                     *           "enrolled_at": "2026-11-25T14:20:39.405Z",
+                     *           "updated_at": "2026-11-25T14:20:39.405Z"
                      *         }
                      *       ]
                      *     }
@@ -6107,10 +6073,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
+                     *           "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T13:47:15.241Z",
-                     *           "last_seen": "2026-11-25T13:47:15.241Z",
+                     *           "first_seen": "2026-11-25T14:20:43.985Z",
+                     *           "last_seen": "2026-11-25T14:20:43.985Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6170,10 +6136,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "52952749-e630-45bc-bfe7-52bbe20fe038",
+                     *           "cluster_id": "aeaac1e9-a636-44cc-b586-3c301a4752a6",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T13:47:14.318Z",
-                     *           "last_seen": "2026-11-25T13:47:14.318Z",
+                     *           "first_seen": "2026-11-25T14:20:43.533Z",
+                     *           "last_seen": "2026-11-25T14:20:43.533Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6370,10 +6336,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
+                     *       "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T13:47:15.241Z",
-                     *       "last_seen": "2026-11-25T13:47:15.241Z",
+                     *       "first_seen": "2026-11-25T14:20:43.985Z",
+                     *       "last_seen": "2026-11-25T14:20:43.985Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6565,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "52952749-e630-45bc-bfe7-52bbe20fe038"
+                     *       "removed": "aeaac1e9-a636-44cc-b586-3c301a4752a6"
                      *     }
                      */
                     "application/json": {
@@ -6663,13 +6629,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "f063f490-b487-4951-991d-7db596e30ffc",
+                     *       "identity_id": "4e8d5130-af0f-4d89-b659-58da07631e67",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
+                     *       "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -7009,14 +6975,13 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 11.76,
-                     *         "frame_count": 82,
+                     *         "fps": 9.96,
+                     *         "frame_count": 86,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 2.6,
+                     *         "processed_fps": 4.37,
                      *         "decoder": "cpu",
-                     *         "loop": true,
-                     *         "enabled": true
+                     *         "loop": true
                      *       }
                      *     ]
                      */
@@ -7039,8 +7004,6 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
-                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
-                        enabled: boolean;
                     }[];
                 };
             };
@@ -7141,8 +7104,7 @@ export interface operations {
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
-                     *       "loop": true,
-                     *       "enabled": true
+                     *       "loop": true
                      *     }
                      */
                     "application/json": {
@@ -7164,12 +7126,10 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
-                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
-                        enabled: boolean;
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7296,14 +7256,13 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 11.76,
-                     *       "frame_count": 82,
+                     *       "fps": 9.96,
+                     *       "frame_count": 86,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 2.6,
+                     *       "processed_fps": 4.37,
                      *       "decoder": "cpu",
-                     *       "loop": true,
-                     *       "enabled": true
+                     *       "loop": true
                      *     }
                      */
                     "application/json": {
@@ -7325,8 +7284,6 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
-                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
-                        enabled: boolean;
                     };
                 };
             };
@@ -7498,328 +7455,6 @@ export interface operations {
             };
         };
     };
-    postVideoCamerasByCameraIdEnable: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Camera id */
-                camera_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "camera_id": "hall",
-                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
-                     *       "is_running": true,
-                     *       "fps": 0,
-                     *       "frame_count": 90,
-                     *       "status": "starting",
-                     *       "last_error": "disabled",
-                     *       "processed_fps": 2.05,
-                     *       "decoder": "cpu",
-                     *       "loop": true,
-                     *       "enabled": true
-                     *     }
-                     */
-                    "application/json": {
-                        camera_id: string;
-                        /** @description The source; a password in an RTSP URL is shown as ***. */
-                        source: string;
-                        /** @description True while the stream is starting (at most video.watchdog_seconds) or frames arrive. */
-                        is_running: boolean;
-                        /** @description Frames per second arriving from the source (after the max_fps limit), over the last 5 s. */
-                        fps: number;
-                        /** @description Frames captured since the camera was added (or the daemon started). */
-                        frame_count: number;
-                        /** @description starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped. */
-                        status: "starting" | "running" | "restarting" | "failed" | "ended" | "stopped";
-                        /** @description Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow. */
-                        last_error: string | null;
-                        /** @description Frames per second through person detection and tracking. */
-                        processed_fps: number;
-                        /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
-                        decoder: string;
-                        loop: boolean;
-                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
-                        enabled: boolean;
-                    };
-                };
-            };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "code": "INVALID_SOURCE",
-                     *       "error": "Bad Request",
-                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 404,
-                     *       "code": "CAMERA_NOT_FOUND",
-                     *       "error": "Not Found",
-                     *       "message": "an unknown camera_id"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 503,
-                     *       "code": "MODEL_UNAVAILABLE",
-                     *       "error": "Service Unavailable",
-                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Insufficient Storage, in the error shape; code: STORAGE_FULL (docs/api.md lists every code) */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 507,
-                     *       "code": "STORAGE_FULL",
-                     *       "error": "Insufficient Storage",
-                     *       "message": "a write while the data folder's free space is under server.storage_reserve_mb (nothing written; reads keep working; writes resume by themselves)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_ERROR",
-                     *       "error": "Bad Request",
-                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL_ERROR",
-                     *       "error": "Internal Server Error",
-                     *       "message": "a bug; the body hides internals, the log keeps them"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    postVideoCamerasByCameraIdDisable: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Camera id */
-                camera_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "camera_id": "hall",
-                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
-                     *       "is_running": false,
-                     *       "fps": 0,
-                     *       "frame_count": 90,
-                     *       "status": "stopped",
-                     *       "last_error": "disabled",
-                     *       "processed_fps": 0,
-                     *       "decoder": "cpu",
-                     *       "loop": true,
-                     *       "enabled": false
-                     *     }
-                     */
-                    "application/json": {
-                        camera_id: string;
-                        /** @description The source; a password in an RTSP URL is shown as ***. */
-                        source: string;
-                        /** @description True while the stream is starting (at most video.watchdog_seconds) or frames arrive. */
-                        is_running: boolean;
-                        /** @description Frames per second arriving from the source (after the max_fps limit), over the last 5 s. */
-                        fps: number;
-                        /** @description Frames captured since the camera was added (or the daemon started). */
-                        frame_count: number;
-                        /** @description starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped. */
-                        status: "starting" | "running" | "restarting" | "failed" | "ended" | "stopped";
-                        /** @description Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow. */
-                        last_error: string | null;
-                        /** @description Frames per second through person detection and tracking. */
-                        processed_fps: number;
-                        /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
-                        decoder: string;
-                        loop: boolean;
-                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
-                        enabled: boolean;
-                    };
-                };
-            };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "code": "INVALID_SOURCE",
-                     *       "error": "Bad Request",
-                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 404,
-                     *       "code": "CAMERA_NOT_FOUND",
-                     *       "error": "Not Found",
-                     *       "message": "an unknown camera_id"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 503,
-                     *       "code": "MODEL_UNAVAILABLE",
-                     *       "error": "Service Unavailable",
-                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Insufficient Storage, in the error shape; code: STORAGE_FULL (docs/api.md lists every code) */
-            507: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 507,
-                     *       "code": "STORAGE_FULL",
-                     *       "error": "Insufficient Storage",
-                     *       "message": "a write while the data folder's free space is under server.storage_reserve_mb (nothing written; reads keep working; writes resume by themselves)"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "code": "VALIDATION_ERROR",
-                     *       "error": "Bad Request",
-                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
-            "5XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 500,
-                     *       "code": "INTERNAL_ERROR",
-                     *       "error": "Internal Server Error",
-                     *       "message": "a bug; the body hides internals, the log keeps them"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     getVideoCamerasByCameraIdSnapshot: {
         parameters: {
             query?: never;
@@ -7948,10 +7583,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T13:48:20.293Z",
+                     *         "created_at": "2026-11-25T14:21:19.223Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 0
+                     *           "out": 2
                      *         }
                      *       }
                      *     ]
@@ -8113,7 +7748,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T13:48:20.293Z",
+                     *       "created_at": "2026-11-25T14:21:19.223Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8137,7 +7772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8382,7 +8017,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T13:48:20.381Z",
+                     *         "created_at": "2026-11-25T14:21:19.297Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8556,7 +8191,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T13:48:20.381Z",
+                     *       "created_at": "2026-11-25T14:21:19.297Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8581,7 +8216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8813,7 +8448,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 0
+                     *           "out": 2
                      *         }
                      *       ],
                      *       "zones": [
@@ -8999,7 +8634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9119,9 +8754,21 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T13:45:00.000Z",
-                     *       "to": "2026-11-25T13:48:29.107Z",
-                     *       "rows": [],
+                     *       "from": "2026-11-24T14:15:00.000Z",
+                     *       "to": "2026-11-25T14:21:27.892Z",
+                     *       "rows": [
+                     *         {
+                     *           "rule_id": "walkway",
+                     *           "type": "line",
+                     *           "start": "2026-11-25T14:15:00.000Z",
+                     *           "end": "2026-11-25T14:30:00.000Z",
+                     *           "in": 0,
+                     *           "out": 2,
+                     *           "entered": 0,
+                     *           "exited": 0,
+                     *           "peak_occupancy": 0
+                     *         }
+                     *       ],
                      *       "next_from": null
                      *     }
                      */
@@ -9149,7 +8796,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9270,7 +8917,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.2 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -9304,9 +8951,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 81970626560,
+                     *         "free_bytes": 81534504960,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78173.3 MB free (reserve 64 MB)"
+                     *         "detail": "77757.4 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9468,8 +9115,8 @@ export interface operations {
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 4258,
-                     *             "warmup_ms": 949
+                     *             "load_ms": 3322,
+                     *             "warmup_ms": 518
                      *           }
                      *         ]
                      *       },
@@ -9486,8 +9133,8 @@ export interface operations {
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 5686,
-                     *             "warmup_ms": 375
+                     *             "load_ms": 4127,
+                     *             "warmup_ms": 318
                      *           }
                      *         ]
                      *       },
@@ -9503,8 +9150,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 4438,
-                     *             "warmup_ms": 1421
+                     *             "load_ms": 2450,
+                     *             "warmup_ms": 825
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9513,8 +9160,8 @@ export interface operations {
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 3992,
-                     *             "warmup_ms": 626
+                     *             "load_ms": 2894,
+                     *             "warmup_ms": 543
                      *           }
                      *         ]
                      *       }
@@ -9597,7 +9244,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-17-19/models",
+                     *         "models_dir": "/work/wt-22/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -9617,7 +9264,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-17-19/models"
+                     *         "models_dir": "/work/wt-22/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9625,6 +9272,7 @@ export interface operations {
                      *         "num_challenges": 3,
                      *         "timeout_seconds": 5,
                      *         "min_challenges": 3,
+                     *         "min_head_challenges": 1,
                      *         "max_timeout_seconds": 10,
                      *         "max_frames_per_challenge": 150,
                      *         "max_rejected_frames": 3,
@@ -9632,7 +9280,7 @@ export interface operations {
                      *         "min_action_ms": 150,
                      *         "turn_degrees": 20,
                      *         "look_degrees": 15,
-                     *         "same_person_threshold": 0.3,
+                     *         "same_person_threshold": 0.2,
                      *         "max_sessions": 1000,
                      *         "abuse_window_seconds": 900,
                      *         "abuse_max_sessions": 60,
@@ -9640,7 +9288,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-17-19/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-22/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
@@ -9685,7 +9333,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-SzMSlf/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-ccblEq/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9816,6 +9464,11 @@ export interface operations {
                              */
                             min_challenges: number;
                             /**
+                             * @description Fewest head movements (turn or look) among a session's challenges: they are the ones a flat picture cannot perform, because the head's outline must move (0 lets a session be expressions only).
+                             * @default 1
+                             */
+                            min_head_challenges: number;
+                            /**
                              * @description Longest time per challenge a client may ask for (a longer timeout_seconds is lowered to this).
                              * @default 10
                              */
@@ -9852,7 +9505,7 @@ export interface operations {
                             look_degrees: number;
                             /**
                              * @description A frame whose face similarity to the first frame (face service scale, as /verify) falls below this fails the session (face_changed).
-                             * @default 0.3
+                             * @default 0.2
                              */
                             same_person_threshold: number;
                             /**
@@ -10188,7 +9841,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "68578dd9da75a0797b35c445affacc2395575d6d",
+                     *       "commit": "4596fc6f7ebdbce58786ff9deb10876f6793214f",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "22878d34-018f-4dba-be21-de2a402603d6"
+      "removed": "460bf97e-e961-4a08-af4a-c614ff90636b"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "52952749-e630-45bc-bfe7-52bbe20fe038"
+      "removed": "aeaac1e9-a636-44cc-b586-3c301a4752a6"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "8e20aef4-9e4a-4df1-aed5-d06578b294a5"
+      "cancelled": "fccbc90c-297f-4939-b477-693814ce73d7"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "f063f490-b487-4951-991d-7db596e30ffc",
+      "removed": "4e8d5130-af0f-4d89-b659-58da07631e67",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-17-19/models",
+        "models_dir": "/work/wt-22/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -75,7 +75,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-17-19/models"
+        "models_dir": "/work/wt-22/models"
       },
       "liveness": {
         "enabled": true,
@@ -83,6 +83,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "num_challenges": 3,
         "timeout_seconds": 5,
         "min_challenges": 3,
+        "min_head_challenges": 1,
         "max_timeout_seconds": 10,
         "max_frames_per_challenge": 150,
         "max_rejected_frames": 3,
@@ -90,7 +91,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "min_action_ms": 150,
         "turn_degrees": 20,
         "look_degrees": 15,
-        "same_person_threshold": 0.3,
+        "same_person_threshold": 0.2,
         "max_sessions": 1000,
         "abuse_window_seconds": 900,
         "abuse_max_sessions": 60,
@@ -98,7 +99,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-17-19/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-22/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
@@ -143,7 +144,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-SzMSlf/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-ccblEq/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -175,7 +176,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.2 s)"
       },
       "status": {
         "face": {
@@ -209,9 +210,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 81970626560,
+        "free_bytes": 81534504960,
         "reserve_bytes": 67108864,
-        "detail": "78173.3 MB free (reserve 64 MB)"
+        "detail": "77757.4 MB free (reserve 64 MB)"
       }
     }
   },
@@ -244,8 +245,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "InsightFace pretrained model: non-commercial research use only",
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 4258,
-            "warmup_ms": 949
+            "load_ms": 3322,
+            "warmup_ms": 518
           }
         ]
       },
@@ -262,8 +263,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 5686,
-            "warmup_ms": 375
+            "load_ms": 4127,
+            "warmup_ms": 318
           }
         ]
       },
@@ -279,8 +280,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 4438,
-            "warmup_ms": 1421
+            "load_ms": 2450,
+            "warmup_ms": 825
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -289,8 +290,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 3992,
-            "warmup_ms": 626
+            "load_ms": 2894,
+            "warmup_ms": 543
           }
         ]
       }
@@ -300,7 +301,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "68578dd9da75a0797b35c445affacc2395575d6d",
+      "commit": "4596fc6f7ebdbce58786ff9deb10876f6793214f",
       "node": "v20.20.2",
       "models": [
         {
@@ -330,14 +331,32 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "c5b17400-9b48-4ac3-8dcd-47011c179488",
+        "id": "c257d1fe-f662-4aad-865c-458461e0dacd",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T13:48:30.834Z",
+        "timestamp": "2026-11-25T14:21:27.189Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 27,
+          "track_id": 8,
+          "direction": "out",
+          "direction_label": "north",
+          "counts": {
+            "in": 0,
+            "out": 2
+          }
+        },
+        "camera_id": "hall"
+      },
+      {
+        "id": "8da0dd60-2b8a-452c-9349-2e9f49b00f04",
+        "type": "line_crossed",
+        "timestamp": "2026-11-25T14:21:27.188Z",
+        "source": "video",
+        "data": {
+          "rule_id": "walkway",
+          "rule_name": "walkway",
+          "track_id": 23,
           "direction": "out",
           "direction_label": "north",
           "counts": {
@@ -346,24 +365,6 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         "camera_id": "hall"
-      },
-      {
-        "id": "a27d54d6-56d0-4ed2-b3d1-1839f2bb3188",
-        "type": "document_scanned",
-        "timestamp": "2026-11-25T13:48:11.728Z",
-        "source": "document",
-        "data": {
-          "detected": true,
-          "has_face": true,
-          "has_mrz": true,
-          "mrz_type": "TD3",
-          "document_kind": "P",
-          "issuing_country": "GBR",
-          "check_digits_valid": true,
-          "expired": true,
-          "ocr_lines": 58
-        },
-        "camera_id": null
       }
     ]
   },
@@ -374,34 +375,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "22878d34-018f-4dba-be21-de2a402603d6",
+        "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T13:48:32.521+00:00",
+        "created_at": "2026-11-25T14:21:28.388+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
+      "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795614512537000",
-          "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
-          "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+          "delivery_id": "1795616488481000",
+          "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+          "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T13:48:32.537+00:00",
-          "updated_at": "2026-11-25T13:48:34.511+00:00",
+          "created_at": "2026-11-25T14:21:28.481+00:00",
+          "updated_at": "2026-11-25T14:21:29.644+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -414,10 +415,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
+          "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
           "size": 1,
-          "first_seen": "2026-11-25T13:47:15.241Z",
-          "last_seen": "2026-11-25T13:47:15.241Z",
+          "first_seen": "2026-11-25T14:20:43.985Z",
+          "last_seen": "2026-11-25T14:20:43.985Z",
           "watchlists": [
             "default"
           ],
@@ -477,10 +478,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "52952749-e630-45bc-bfe7-52bbe20fe038",
+          "cluster_id": "aeaac1e9-a636-44cc-b586-3c301a4752a6",
           "size": 1,
-          "first_seen": "2026-11-25T13:47:14.318Z",
-          "last_seen": "2026-11-25T13:47:14.318Z",
+          "first_seen": "2026-11-25T14:20:43.533Z",
+          "last_seen": "2026-11-25T14:20:43.533Z",
           "watchlists": [
             "default"
           ],
@@ -544,10 +545,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
+      "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
       "size": 1,
-      "first_seen": "2026-11-25T13:47:15.241Z",
-      "last_seen": "2026-11-25T13:47:15.241Z",
+      "first_seen": "2026-11-25T14:20:43.985Z",
+      "last_seen": "2026-11-25T14:20:43.985Z",
       "watchlists": [
         "default"
       ],
@@ -617,11 +618,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+      "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
       "challenges": [
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
           "timeout_seconds": 5
         },
         {
@@ -630,13 +631,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
+          "type": "BLINK",
+          "instruction": "blink eyes",
           "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "BLINK",
+      "current_challenge": "TURN_LEFT",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -644,10 +645,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T13:48:15.016Z",
-      "expires_at": "2026-11-25T13:53:15.016Z",
-      "challenge_started_at": "2026-11-25T13:48:15.204Z",
-      "challenge_deadline": "2026-11-25T13:48:20.204Z",
+      "created_at": "2026-11-25T14:21:17.183Z",
+      "expires_at": "2026-11-25T14:26:17.183Z",
+      "challenge_started_at": "2026-11-25T14:21:17.255Z",
+      "challenge_deadline": "2026-11-25T14:21:22.255Z",
       "ended_at": null
     }
   },
@@ -657,14 +658,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 11.76,
-        "frame_count": 82,
+        "fps": 9.96,
+        "frame_count": 86,
         "status": "running",
         "last_error": null,
-        "processed_fps": 2.6,
+        "processed_fps": 4.37,
         "decoder": "cpu",
-        "loop": true,
-        "enabled": true
+        "loop": true
       }
     ]
   },
@@ -673,14 +673,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 11.76,
-      "frame_count": 82,
+      "fps": 9.96,
+      "frame_count": 86,
       "status": "running",
       "last_error": null,
-      "processed_fps": 2.6,
+      "processed_fps": 4.37,
       "decoder": "cpu",
-      "loop": true,
-      "enabled": true
+      "loop": true
     }
   },
   "GET /api/v1/video/cameras/{camera_id}/counts": {
@@ -695,7 +694,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 0
+          "out": 2
         }
       ],
       "zones": [
@@ -713,9 +712,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T13:45:00.000Z",
-      "to": "2026-11-25T13:48:29.107Z",
-      "rows": [],
+      "from": "2026-11-24T14:15:00.000Z",
+      "to": "2026-11-25T14:21:27.892Z",
+      "rows": [
+        {
+          "rule_id": "walkway",
+          "type": "line",
+          "start": "2026-11-25T14:15:00.000Z",
+          "end": "2026-11-25T14:30:00.000Z",
+          "in": 0,
+          "out": 2,
+          "entered": 0,
+          "exited": 0,
+          "peak_occupancy": 0
+        }
+      ],
       "next_from": null
     }
   },
@@ -738,10 +749,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T13:48:20.293Z",
+        "created_at": "2026-11-25T14:21:19.223Z",
         "counts": {
           "in": 0,
-          "out": 0
+          "out": 2
         }
       }
     ]
@@ -774,7 +785,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T13:48:20.381Z",
+        "created_at": "2026-11-25T14:21:19.297Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -803,14 +814,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+          "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T13:47:06.521Z",
-          "updated_at": "2026-11-25T13:47:06.521Z"
+          "enrolled_at": "2026-11-25T14:20:39.405Z",
+          "updated_at": "2026-11-25T14:20:39.405Z"
         }
       ]
     }
@@ -821,12 +832,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "22878d34-018f-4dba-be21-de2a402603d6",
+      "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T13:48:32.521+00:00",
+      "created_at": "2026-11-25T14:21:28.388+00:00",
       "enabled": true
     },
     "request": {
@@ -1137,13 +1148,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "22878d34-018f-4dba-be21-de2a402603d6",
+      "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T13:48:32.521+00:00",
+      "created_at": "2026-11-25T14:21:28.388+00:00",
       "enabled": true
     },
     "request": {
@@ -1157,15 +1168,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795614514708000",
-      "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
-      "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+      "delivery_id": "1795616489900000",
+      "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+      "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T13:48:34.708+00:00",
-      "updated_at": "2026-11-25T13:48:34.708+00:00",
-      "next_attempt_at": "2026-11-25T13:48:34.708Z",
+      "created_at": "2026-11-25T14:21:29.900+00:00",
+      "updated_at": "2026-11-25T14:21:29.900+00:00",
+      "next_attempt_at": "2026-11-25T14:21:29.900Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1173,26 +1184,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "22878d34-018f-4dba-be21-de2a402603d6",
+      "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T13:48:32.521+00:00",
+      "created_at": "2026-11-25T14:21:28.388+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+        "id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T13:48:32.537Z",
+        "timestamp": "2026-11-25T14:21:28.481Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 22878d34-018f-4dba-be21-de2a402603d6",
+          "message": "test delivery to webhook 460bf97e-e961-4a08-af4a-c614ff90636b",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1201,15 +1212,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795614512537000",
-        "webhook_id": "22878d34-018f-4dba-be21-de2a402603d6",
-        "event_id": "9a99119a-fe18-41e5-9744-7e6a049b4e66",
+        "delivery_id": "1795616488481000",
+        "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+        "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T13:48:32.537+00:00",
-        "updated_at": "2026-11-25T13:48:32.537+00:00",
-        "next_attempt_at": "2026-11-25T13:48:32.537Z",
+        "created_at": "2026-11-25T14:21:28.481+00:00",
+        "updated_at": "2026-11-25T14:21:28.481+00:00",
+        "next_attempt_at": "2026-11-25T14:21:28.481Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1276,7 +1287,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+          "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1294,7 +1305,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+        "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1304,7 +1315,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+          "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1443,13 +1454,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "f063f490-b487-4951-991d-7db596e30ffc",
+      "identity_id": "4e8d5130-af0f-4d89-b659-58da07631e67",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "ad9133a8-6548-4bdb-868a-0c08fdb71d9c",
+      "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
       "promoted_samples": 1
     },
     "request": {
@@ -1459,11 +1470,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
+      "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
       "challenges": [
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
           "timeout_seconds": 5
         },
         {
@@ -1472,8 +1483,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "timeout_seconds": 5
         },
         {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
+          "type": "BLINK",
+          "instruction": "blink eyes",
           "timeout_seconds": 5
         }
       ]
@@ -1481,8 +1492,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "8e20aef4-9e4a-4df1-aed5-d06578b294a5",
-      "challenge_type": "BLINK",
+      "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+      "challenge_type": "TURN_LEFT",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1616,8 +1627,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
-      "loop": true,
-      "enabled": true
+      "loop": true
     },
     "request": {
       "camera_id": "hall",
@@ -1654,36 +1664,6 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "rule_id": "walkway"
     }
   },
-  "POST /api/v1/video/cameras/{camera_id}/disable": {
-    "response": {
-      "camera_id": "hall",
-      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
-      "is_running": false,
-      "fps": 0,
-      "frame_count": 90,
-      "status": "stopped",
-      "last_error": "disabled",
-      "processed_fps": 0,
-      "decoder": "cpu",
-      "loop": true,
-      "enabled": false
-    }
-  },
-  "POST /api/v1/video/cameras/{camera_id}/enable": {
-    "response": {
-      "camera_id": "hall",
-      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
-      "is_running": true,
-      "fps": 0,
-      "frame_count": 90,
-      "status": "starting",
-      "last_error": "disabled",
-      "processed_fps": 2.05,
-      "decoder": "cpu",
-      "loop": true,
-      "enabled": true
-    }
-  },
   "POST /api/v1/video/cameras/{camera_id}/lines": {
     "response": {
       "rule_id": "walkway",
@@ -1702,7 +1682,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T13:48:20.293Z",
+      "created_at": "2026-11-25T14:21:19.223Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1749,7 +1729,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T13:48:20.381Z",
+      "created_at": "2026-11-25T14:21:19.297Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1781,7 +1761,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "7bcf6d29-44e2-4cbd-9d87-d915c0cf2617",
+      "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHALLENGE_INSTRUCTIONS, CHALLENGE_TYPES, cryptoRandomIndex, drawChallenges } from '../../src/modules/liveness/challenges.js';
+import { CHALLENGE_INSTRUCTIONS, CHALLENGE_TYPES, cryptoRandomIndex, drawChallenges, HEAD_CHALLENGES } from '../../src/modules/liveness/challenges.js';
 import { scriptedDraw } from './frames.js';
 
 describe('challenge draw', () => {
@@ -31,6 +31,19 @@ describe('challenge draw', () => {
     );
     const zeros = drawChallenges(7, 5, () => 0).map((c) => c.type);
     assert.deepEqual(zeros, CHALLENGE_TYPES);
+  });
+
+  // Guards issue 22: a session of smile, blink and open mouth needs no head movement, which a
+  // warped photo with fresh noise on every frame could perform.
+  it('with minHead, every draw holds that many head movements and every type still appears in every position', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const c = drawChallenges(3, 5, cryptoRandomIndex, 1);
+      assert.ok(c.some((x) => HEAD_CHALLENGES.has(x.type)), JSON.stringify(c));
+      c.forEach((x, pos) => seen.add(`${pos}:${x.type}`));
+    }
+    assert.equal(seen.size, 21);
+    assert.equal(drawChallenges(3, 5, cryptoRandomIndex, 4).filter((x) => HEAD_CHALLENGES.has(x.type)).length, 3);
   });
 
   it('the default CSPRNG draw reaches every type in every position (not a fixed order)', () => {

@@ -71,6 +71,21 @@ describe('POST /api/v1/liveness/sessions', () => {
     assert.ok(s.challenges.every((c) => c.timeout_seconds === t.config.liveness.max_timeout_seconds));
   });
 
+  // Guards issue 22: smile, blink and open mouth need no head movement, which a warped photo
+  // with fresh noise on every frame could perform.
+  it('every session holds at least min_head_challenges head movements: an expressions-only draw is drawn again', async () => {
+    assert.equal(t.config.liveness.min_head_challenges, 1);
+    const picks = [5, 3, 4]; // SMILE, BLINK, OPEN_MOUTH, then the index 0 each time
+    const saved = t.app.liveness.deps.random;
+    t.app.liveness.deps.random = () => picks.shift() ?? 0;
+    try {
+      const c = (await create('')).challenges.map((x) => x.type);
+      assert.deepEqual(c, ['TURN_LEFT', 'TURN_RIGHT', 'LOOK_UP']);
+    } finally {
+      t.app.liveness.deps.random = saved;
+    }
+  });
+
   it('rejects out-of-range or malformed query values with 400', async () => {
     for (const q of ['num_challenges=0', 'num_challenges=8', 'num_challenges=abc', 'num_challenges=2.5', 'timeout_seconds=0', 'timeout_seconds=-1', 'timeout_seconds=61', 'timeout_seconds=soon', 'color=red']) {
       const r = await t.app.inject({ method: 'POST', url: `/api/v1/liveness/sessions?${q}` });

@@ -12,6 +12,12 @@ export const LivenessSection = Type.Object(
       maximum: 7,
       description: 'Fewest challenges a session gets, whatever num_challenges the client asks for (a smaller request is raised to this).',
     }),
+    min_head_challenges: Type.Integer({
+      default: 1,
+      minimum: 0,
+      maximum: 4,
+      description: 'Fewest head movements (turn or look) among a session\'s challenges: they are the ones a flat picture cannot perform, because the head\'s outline must move (0 lets a session be expressions only).',
+    }),
     max_timeout_seconds: Type.Number({
       default: 10,
       minimum: 0.5,
@@ -51,7 +57,7 @@ export const LivenessSection = Type.Object(
       description: 'Look-up/down challenges pass when the pitch moves this many degrees from the neutral frame.',
     }),
     same_person_threshold: Type.Number({
-      default: 0.3,
+      default: 0.2,
       minimum: 0,
       maximum: 1,
       description: 'A frame whose face similarity to the first frame (face service scale, as /verify) falls below this fails the session (face_changed).',

@@ -29,6 +29,8 @@ export interface FrameSample {
   thumb: Float32Array;
   /** The face box (with a margin) the thumbnail comparison leaves out. */
   face: [number, number, number, number];
+  /** The detector's face box. */
+  box: [number, number, number, number];
 }
 
 export type CaptureProblem = 'static_image' | 'capture_discontinuity';
@@ -76,7 +78,7 @@ export function sampleFrame(img: RgbImage, bbox: [number, number, number, number
       rgb[k + 2] = img.data[o + 2]!;
     }
   }
-  return { width: img.width, height: img.height, stride: step, x0, y0, cols, rows, rgb, thumb: thumbnail(img), face: [fx1, fy1, fx2, fy2] };
+  return { width: img.width, height: img.height, stride: step, x0, y0, cols, rows, rgb, thumb: thumbnail(img), face: [fx1, fy1, fx2, fy2], box: bbox };
 }
 
 function thumbnail(img: RgbImage): Float32Array {
@@ -134,14 +136,36 @@ export function backgroundChange(a: FrameSample, b: FrameSample): number {
 }
 
 /**
- * Checks a frame against the session's earlier frames (most recent last): a resolution change
- * or a background that jumps is a broken capture; a face region largely bit-identical to an
- * earlier frame is a still image.
+ * Whether `b` is the left-right mirror image of `a` (thumbnails): much closer to the mirrored
+ * thumbnail than to the plain one, and clearly different from the plain one. A camera does not
+ * flip its picture mid-capture; a mirrored photo reads to the landmark model as the opposite turn
+ * (the `mirror` species of issue 22). Consecutive genuine frames differ by a few grey levels
+ * plainly, so a real scene never looks mirrored.
+ */
+export function mirroredOf(a: FrameSample, b: FrameSample): boolean {
+  let plain = 0;
+  let flipped = 0;
+  for (let y = 0; y < THUMB; y++) {
+    for (let x = 0; x < THUMB; x++) {
+      const v = b.thumb[y * THUMB + x]!;
+      plain += Math.abs(v - a.thumb[y * THUMB + x]!);
+      flipped += Math.abs(v - a.thumb[y * THUMB + (THUMB - 1 - x)]!);
+    }
+  }
+  const n = THUMB * THUMB;
+  return plain / n >= 4 && flipped < 0.5 * plain;
+}
+
+/**
+ * Checks a frame against the session's earlier frames (most recent last): a resolution change,
+ * a mirrored picture or a background that jumps is a broken capture; a face region largely
+ * bit-identical to an earlier frame is a still image.
  */
 export function captureProblem(frame: FrameSample, earlier: FrameSample[], settings: CaptureSettings = CAPTURE): CaptureProblem | null {
   const prev = earlier[earlier.length - 1];
   if (!prev) return null;
   if (prev.width !== frame.width || prev.height !== frame.height) return 'capture_discontinuity';
+  if (mirroredOf(prev, frame)) return 'capture_discontinuity';
   if (backgroundChange(frame, prev) > settings.maxBackgroundChange) return 'capture_discontinuity';
   for (const e of earlier) if (identicalFraction(frame, e) > settings.maxIdentical) return 'static_image';
   return null;

@@ -63,6 +63,8 @@ export function newProgress(): ChallengeProgress {
 export interface Judgement {
   passed: boolean;
   confidence: number;
+  /** A turn or look whose angle was reached on a frame that did not change like a moving head (never sent to the client). */
+  flat?: boolean;
 }
 
 function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
@@ -84,26 +86,30 @@ function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
 /**
  * Judges one frame against the current challenge. A challenge passes only on a transition
  * from a neutral frame seen while it was current: a turn or look must move the head by the
- * configured angle from that frame's pose (and `moved`: the face's pixels changed since that
- * frame, as a turning head's do and a warped photo's largely do not), a smile or open mouth must rise from a neutral
+ * configured angle from that frame's pose (and `moved`: the frame changed since that one as a
+ * turning 3-D head's does, its face region and the outline around it, where a warped photo's
+ * do not; see silhouette.ts), a smile or open mouth must rise from a neutral
  * score past its threshold, and a blink must go open -> closed -> open. Frames that do not
  * complete the challenge are offered as its baseline (seedBaseline).
  */
 export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
   const base = progress.baseline;
   let passed = false;
+  let flat = false;
   if (base) {
     switch (type) {
       case 'TURN_LEFT':
       case 'TURN_RIGHT': {
         const delta = type === 'TURN_LEFT' ? m.yaw - base.yaw : base.yaw - m.yaw;
         passed = delta >= settings.turnDegrees && moved;
+        flat = delta >= settings.turnDegrees && !moved;
         break;
       }
       case 'LOOK_UP':
       case 'LOOK_DOWN': {
         const delta = type === 'LOOK_UP' ? m.pitch - base.pitch : base.pitch - m.pitch;
         passed = delta >= settings.lookDegrees && moved;
+        flat = delta >= settings.lookDegrees && !moved;
         break;
       }
       case 'SMILE':
@@ -131,7 +137,7 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
   // latest: a real mouth opens or eyes blink within 100 ms of the last neutral frame.
   if (passed && now - (progress.firstNeutralAt ?? now) < settings.minActionMs) passed = false;
   if (!passed && progress.closure === null) seedBaseline(type, progress, m, now);
-  return { passed, confidence: passed ? 1 : 0 };
+  return flat ? { passed, confidence: 0, flat } : { passed, confidence: passed ? 1 : 0 };
 }
 
 /**

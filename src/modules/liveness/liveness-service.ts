@@ -4,12 +4,13 @@ import type { ErrorCode } from '../../core/error-codes.js';
 import { decodeImage } from '../../core/image-decode.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
-import { CAPTURE, captureProblem, identicalFraction, sampleFrame, type FrameSample } from './capture-evidence.js';
+import { CAPTURE, captureProblem, identicalFraction, mirroredOf, sampleFrame, type FrameSample } from './capture-evidence.js';
 import type { RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
 import { FaceMeasurer } from './face-measurer.js';
 import { analyseFrameFaces, detectFrameFaces, faceBox, type FrameFace } from './face-source.js';
 import { livenessEventData } from './liveness-events.js';
+import { SILHOUETTE, silhouetteChange } from './silhouette.js';
 import type { Ending, FailureReason, FrameResult, LivenessSession, Rejection, SessionState } from './session.js';
 import { SessionStore } from './session-store.js';
 
@@ -41,6 +42,23 @@ export interface SessionInfo {
   challenge_started_at: string | null;
   challenge_deadline: string | null;
   ended_at: string | null;
+}
+
+/**
+ * Passive liveness fused over frames rather than trusted on one: MiniFASNet's real-face score
+ * dips to 0.43-0.6 on some frames of genuine video (the Obama clip, a near-frontal face at
+ * 1280x720), while prints and screens score 0.0-0.3 on every frame. A session fails when one
+ * frame scores below `frameMin` or the mean of its last `window` frames falls below `meanMin`
+ * (pad/: the print scores 0.30, the screen 0.22, the tablet replay 0.00).
+ */
+export const PASSIVE = { window: 3, meanMin: 0.5, frameMin: 0.35 } as const;
+
+export function passiveSpoof(scores: readonly number[]): boolean {
+  const last = scores.at(-1);
+  if (last === undefined) return false;
+  if (last < PASSIVE.frameMin) return true;
+  const recent = scores.slice(-PASSIVE.window);
+  return recent.reduce((a, b) => a + b, 0) / recent.length < PASSIVE.meanMin;
 }
 
 /** Frames whose capture evidence a session keeps (the static-image check looks this far back). */
@@ -125,7 +143,7 @@ export class LivenessService {
     // min_challenges nor for more time per challenge than max_timeout_seconds.
     const count = Math.max(numChallenges ?? c.num_challenges, c.min_challenges);
     const timeout = Math.min(timeoutSeconds ?? c.timeout_seconds, c.max_timeout_seconds);
-    const challenges = drawChallenges(count, timeout, this.deps.random);
+    const challenges = drawChallenges(count, timeout, this.deps.random, c.min_head_challenges);
     this.limiter.admitSession(client, now);
     const session = this.store.create(challenges, now, client);
     return { session_id: session.id, challenges };
@@ -220,14 +238,15 @@ export class LivenessService {
       const face = this.singleFace(session, faces);
       const failed = this.definitiveChecks(session, face, arrivedAt);
       if (failed) return failed;
-      if (face.liveness) session.passiveScores.push(face.liveness.score);
       const kept = this.samples.get(session) ?? [];
       const sample = sampleFrame(img, face.bbox, kept[0]?.stride);
       const problem = captureProblem(sample, kept);
       this.samples.set(session, [...kept.slice(1 - KEPT_SAMPLES), sample]);
       if (problem === 'capture_discontinuity') {
         // A camera does not change resolution mid-capture: that ends the session at once.
-        if (kept.at(-1)!.width !== sample.width || kept.at(-1)!.height !== sample.height) return this.failNow(session, problem, arrivedAt);
+        // Nor does it flip its picture: a mirrored frame is a photo shown the other way round.
+        const prev = kept.at(-1)!;
+        if (prev.width !== sample.width || prev.height !== sample.height || mirroredOf(prev, sample)) return this.failNow(session, problem, arrivedAt);
         return this.rejectFrame(session, problem, arrivedAt);
       }
       if (problem === 'static_image') {
@@ -242,15 +261,27 @@ export class LivenessService {
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
-      // A turn or look moves the whole face: its face region cannot be largely the same pixels
-      // as the neutral frame it is measured from (a photo warped inside its outline is).
-      const base = this.baselines.get(session);
-      const moved = !base || base.at !== session.baselineAt || identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline;
+      const moved = this.movedLikeAHead(session, judged, sample);
       const j = session.judge(m.measures, this.settings, arrivedAt, moved);
       if (session.baselineAt === arrivedAt) this.baselines.set(session, { at: arrivedAt, sample });
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
     });
+  }
+
+  /**
+   * Whether a frame changed since the current challenge's neutral frame as a turning or nodding
+   * head does (only turns and looks ask): its face region is not largely the same pixels (a photo
+   * warped inside its outline is), and the outline beside the face (turns) or above and below it
+   * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts). Without the
+   * neutral frame's evidence nothing counts as moved.
+   */
+  private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample): boolean {
+    const axis = type === 'TURN_LEFT' || type === 'TURN_RIGHT' ? 'yaw' : type === 'LOOK_UP' || type === 'LOOK_DOWN' ? 'pitch' : null;
+    if (!axis) return true;
+    const base = this.baselines.get(session);
+    if (!base || base.at !== session.baselineAt) return false;
+    return identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline && silhouetteChange(base.sample, sample, axis) >= SILHOUETTE.minChangedFraction;
   }
 
   /** 404 when the session was cancelled (DELETE) while its frame was being decoded or judged. */
@@ -270,7 +301,8 @@ export class LivenessService {
   /** Passive liveness and the same-person check; a failure ends the session and is the frame's answer. */
   private definitiveChecks(session: LivenessSession, face: FrameFace, now: number): FrameResult | null {
     const judged = session.currentChallenge!.type;
-    if (face.liveness && !face.liveness.is_live) {
+    if (face.liveness) session.passiveScores.push(face.liveness.score);
+    if (face.liveness && passiveSpoof(session.passiveScores)) {
       session.fail({ reason: 'spoof_detected', challenge: judged, score: face.liveness.score }, now);
     } else if (face.embedding) {
       if (!session.reference) {

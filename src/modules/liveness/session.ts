@@ -17,6 +17,7 @@ export const FAILURE_REASONS = [
   'capture_discontinuity',
   'implausible_timing',
   'frame_limit',
+  'flat_motion',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
@@ -79,6 +80,8 @@ export class LivenessSession {
   /** Frames judged against the current challenge, and how many of them were still images. */
   challengeFrames = 0;
   challengeStatic = 0;
+  /** Frames of the current challenge whose turn or look was read but that did not move like a head. */
+  challengeFlat = 0;
   /** Passive-liveness scores of every frame (fused into liveness_score). */
   passiveScores: number[] = [];
   private progress: ChallengeProgress = newProgress();
@@ -124,7 +127,10 @@ export class LivenessSession {
     const deadline = this.deadline();
     if (deadline !== null && now >= deadline && deadline < this.expiresAt) {
       // A challenge whose frames were mostly still images timed out because it was shown a photo.
-      const reason = this.challengeStatic > 0 && this.challengeStatic * 2 >= this.challengeFrames ? 'static_image' : 'challenge_timeout';
+      // One whose turn or look was read only on frames that did not change like a moving head
+      // (the outline stayed put) timed out because it was shown a flat picture.
+      const still = this.challengeStatic > 0 && this.challengeStatic * 2 >= this.challengeFrames;
+      const reason = still ? 'static_image' : this.challengeFlat > 0 ? 'flat_motion' : 'challenge_timeout';
       this.fail({ reason, challenge: this.currentChallenge?.type ?? null, score: null }, deadline);
       if (now < this.expiresAt) return 'failed';
       this.expire();
@@ -181,11 +187,13 @@ export class LivenessSession {
     const challenge = this.currentChallenge;
     if (this.state !== 'in_progress' || !challenge) return { passed: false, confidence: 0 };
     const j = judgeFrame(challenge.type, this.progress, measures, settings, now, moved);
+    if (j.flat) this.challengeFlat++;
     if (!j.passed) return j;
     this.current++;
     this.progress = newProgress();
     this.challengeFrames = 0;
     this.challengeStatic = 0;
+    this.challengeFlat = 0;
     const next = this.currentChallenge;
     if (next) {
       this.challengeStartedAt = now;
