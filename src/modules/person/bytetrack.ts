@@ -306,13 +306,19 @@ function joinTracks(a: STrack[], b: STrack[]): STrack[] {
   return out;
 }
 
-/** A tracked and a lost track on the same spot: keep the one with the longer history. */
+/**
+ * A tracked and a lost track on the same spot, where the tracked one was started after the
+ * lost one was last seen (the same person under a second id): keep the one with the longer
+ * history. A lost track that an older tracked one merely walks over is not a duplicate: it
+ * is the person hidden behind the passer-by (ByteTrack's reference dropped it, and with it
+ * that person's id, whenever two people passed each other).
+ */
 function removeDuplicates(tracked: STrack[], lost: STrack[]): [STrack[], STrack[]] {
   const dropT = new Set<STrack>();
   const dropL = new Set<STrack>();
   for (const t of tracked) {
     for (const l of lost) {
-      if (1 - iouTlwh(t.box(), l.box()) < 0.15) {
+      if (t.startFrame > l.frameId && 1 - iouTlwh(t.box(), l.box()) < 0.15) {
         if (t.frameId - t.startFrame > l.frameId - l.startFrame) dropL.add(l);
         else dropT.add(t);
       }
