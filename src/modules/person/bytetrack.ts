@@ -307,18 +307,23 @@ function joinTracks(a: STrack[], b: STrack[]): STrack[] {
 }
 
 /**
- * A tracked and a lost track on the same spot, where the tracked one was started after the
- * lost one was last seen (the same person under a second id): keep the one with the longer
- * history. A lost track that an older tracked one merely walks over is not a duplicate: it
- * is the person hidden behind the passer-by (ByteTrack's reference dropped it, and with it
- * that person's id, whenever two people passed each other).
+ * A tracked and a lost track on the same spot are one person under two ids: keep the one
+ * with the longer history (ByteTrack's reference). Except when they go opposite ways: then
+ * the lost one is a person hidden behind a passer-by, and dropping it (as the reference did)
+ * gave that person a new id, or the passer-by's, when they came out, with their line sides.
  */
+function passing(a: STrack, b: STrack): boolean {
+  const da = a.direction();
+  const db = b.direction();
+  return da !== null && db !== null && da[0] * db[0] + da[1] * db[1] < 0;
+}
+
 function removeDuplicates(tracked: STrack[], lost: STrack[]): [STrack[], STrack[]] {
   const dropT = new Set<STrack>();
   const dropL = new Set<STrack>();
   for (const t of tracked) {
     for (const l of lost) {
-      if (t.startFrame > l.frameId && 1 - iouTlwh(t.box(), l.box()) < 0.15) {
+      if (1 - iouTlwh(t.box(), l.box()) < 0.15 && !passing(t, l)) {
         if (t.frameId - t.startFrame > l.frameId - l.startFrame) dropL.add(l);
         else dropT.add(t);
       }
