@@ -18,6 +18,7 @@
  * --oracle gt|gt-ids|det-ids: the annotated boxes instead of YOLOX's (gt: through ByteTrack; gt-ids: with the annotated
  *   identities, no tracker; det-ids: YOLOX's boxes with the identities of the annotated boxes they match, no tracker), with --jitter S (edges move by S box heights) and --dropout P (boxes missed): what
  *   the counting logic alone gets wrong (bench/lib/oracle-detections.ts).
+ * --direction W, --match C, --low S: ByteTrack's direction weight, first-association cost limit and low-score floor.
  * --diagnose: each wrong count put down to its cause (bench/lib/crossing-diagnosis.ts).
  */
 import { join } from 'node:path';
@@ -54,6 +55,8 @@ const { values: opts } = parseArgs({
     high: { type: 'string', default: '0.5' },
     buffer: { type: 'string', default: '30' },
     direction: { type: 'string' },
+    match: { type: 'string' },
+    low: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     // Counting's track memory (src/modules/video/counting/track-memory.ts); --reach 0 and --height-frames 1: the plain bottom-centre, no re-association.
     reach: { type: 'string' },
@@ -87,7 +90,7 @@ const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
 
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
 function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {
-  const tracker = new ByteTracker({ ...defaultTrackerSettings(Number(opts.high), Number(opts.buffer)), ...(opts.direction ? { directionWeight: Number(opts.direction) } : {}) });
+  const tracker = new ByteTracker({ ...defaultTrackerSettings(Number(opts.high), Number(opts.buffer)), ...(opts.direction ? { directionWeight: Number(opts.direction) } : {}), ...(opts.match ? { matchThresh: Number(opts.match) } : {}), ...(opts.low ? { lowThresh: Number(opts.low) } : {}) });
   const counting = new CameraCounting({
     ...(opts.reach ? { reassociateReach: Number(opts.reach) } : {}),
     ...(opts['height-frames'] ? { heightFrames: Number(opts['height-frames']) } : {}),
