@@ -17,6 +17,11 @@
  * --tiles N: frames delivered N times the detector input, detected as N x N tiles (bench/lib/detection-cache.ts).
  * --step N: the tracker sees every Nth frame (a camera processed below its source rate).
  * Detections are cached per frame under bench/out/cache (deterministic; see detection-cache.ts).
+ * --oracle gt|gt-ids|det-ids: the annotated boxes instead of YOLOX's (gt: through ByteTrack; gt-ids: with the annotated
+ *   identities, no tracker; det-ids: YOLOX's boxes with the identities of the annotated boxes they match, no tracker), with --jitter S (edges move by S box heights) and --dropout P (boxes missed): what
+ *   the counting logic alone gets wrong (bench/lib/oracle-detections.ts).
+ * --direction W, --match C, --low S: ByteTrack's direction weight, first-association cost limit and low-score floor.
+ * --diagnose: each wrong count put down to its cause (bench/lib/crossing-diagnosis.ts).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,6 +44,8 @@ import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
 import { pct, scoreLines, scoreZones } from './lib/count-metrics.js';
 import { machineLine } from './lib/stats.js';
 import { sceneHash } from './lib/scene-hash.js';
+import { diagnose, truthEvents, type CrossEvent } from './lib/crossing-diagnosis.js';
+import { detectionsWithTruthIds, oracleFrames, oracleTracks, type OracleFrame } from './lib/oracle-detections.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -50,6 +57,9 @@ const { values: opts } = parseArgs({
     step: { type: 'string', default: '1' },
     high: { type: 'string', default: '0.5' },
     buffer: { type: 'string', default: '30' },
+    direction: { type: 'string' },
+    match: { type: 'string' },
+    low: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     // Counting's track memory (src/modules/video/counting/track-memory.ts); --reach 0 and --height-frames 1: the plain bottom-centre, no re-association.
     reach: { type: 'string' },
@@ -61,6 +71,10 @@ const { values: opts } = parseArgs({
     tiles: { type: 'string', default: '1' },
     input: { type: 'string', default: '416' },
     'foot-cap': { type: 'string', default: '0' },
+    oracle: { type: 'string' },
+    jitter: { type: 'string', default: '0' },
+    dropout: { type: 'string', default: '0' },
+    diagnose: { type: 'boolean', default: false },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -78,8 +92,8 @@ const { detector, file: modelFile } = await openDetector(registry, join(root, 'm
 const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
 
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
-function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {
-  const tracker = new ByteTracker(defaultTrackerSettings(Number(opts.high), Number(opts.buffer)));
+function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {
+  const tracker = new ByteTracker({ ...defaultTrackerSettings(Number(opts.high), Number(opts.buffer)), ...(opts.direction ? { directionWeight: Number(opts.direction) } : {}), ...(opts.match ? { matchThresh: Number(opts.match) } : {}), ...(opts.low ? { lowThresh: Number(opts.low) } : {}) });
   const counting = new CameraCounting({
     ...(opts.reach ? { reassociateReach: Number(opts.reach) } : {}),
     ...(opts['height-frames'] ? { heightFrames: Number(opts['height-frames']) } : {}),
@@ -91,21 +105,23 @@ function runVigil(frames: DetectedFrame[], lines: LineSpec[], zones: ZoneSpec[],
   for (const z of zones) counting.setRule(makeZone({ rule_id: z.name, points: z.points }));
   const footCap = Number(opts['foot-cap']) > 0 ? new FootCap(Number(opts['foot-cap'])) : null;
   const hyp: MotBox[] = [];
+  const events: CrossEvent[] = [];
   frames.forEach((f, i) => {
     if (i % step !== 0) return;
-    const { tracks, removed } = tracker.update(f.dets);
-    counting.process(footCap ? footCap.apply(tracks) : tracks, removed, f.width, f.height);
+    const { tracks, removed } = opts.oracle === 'gt-ids' || opts.oracle === 'det-ids' ? { tracks: oracleTracks(f as OracleFrame), removed: [] } : tracker.update(f.dets);
+    for (const e of counting.process(footCap ? footCap.apply(tracks) : tracks, removed, f.width, f.height)) if (e.type === 'line_crossed') events.push({ frame: i + 1, line: e.rule.rule_id, id: e.data.track_id, dir: e.data.direction });
     const s = frameW / f.width;
     for (const t of tracks) hyp.push({ frame: i + 1, id: t.trackId, x: t.x1 * s, y: t.y1 * s, w: (t.x2 - t.x1) * s, h: (t.y2 - t.y1) * s });
   });
   counting.endOfStream();
   const lineCounts = Object.fromEntries(lines.map((l) => [l.name, counting.countsOf(l.name) as LineCounts]));
   const zoneCounts = Object.fromEntries(zones.map((z) => [z.name, counting.countsOf(z.name) as { entered: number; exited: number }]));
-  return { lineCounts, zoneCounts, hyp };
+  return { lineCounts, zoneCounts, hyp, events };
 }
 
 console.log(machineLine());
 console.log(`seed ${seed} (--seed ${seed} replays) | ${nLines} random lines + ${nZones} random zones per scene | ${opts.wide ? 'scenes placed in 1920x1080' : 'scenes as recorded'} | every ${step === 1 ? '' : `${step}th `}frame`);
+if (opts.oracle) console.log(`oracle detections: annotated boxes${opts.oracle === 'gt-ids' ? ' with annotated ids (no tracker)' : ' through ByteTrack'}, jitter ${opts.jitter} box heights, dropout ${opts.dropout}`);
 console.log(`detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`);
 console.log('');
 const rows: string[] = [];
@@ -123,8 +139,10 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const gtBoxes = placeBoxes(gt.boxes, place, scene, !opts.amodal);
   const motBoxes = placeBoxes(gt.boxes, place, scene, false);
   const truth = truthCounts(gtBoxes, lines, zones, place.frameW, place.frameH);
+  const noise = { jitter: Number(opts.jitter), dropout: Number(opts.dropout) };
+  const input = opts.oracle === 'det-ids' ? detectionsWithTruthIds(frames, gtBoxes, place.frameW) : opts.oracle ? oracleFrames(gtBoxes, frames.length, place.frameW, place.frameH, noise, seededRandom(seed ^ hash(`${scene.name}-oracle`))) : frames;
   const t0 = performance.now();
-  const v = runVigil(frames, lines, zones, place.frameW);
+  const v = runVigil(input, lines, zones, place.frameW);
   const trackMs = (performance.now() - t0) / Math.ceil(frames.length / step);
   const L = scoreLines(truth.lines, v.lineCounts);
   const Z = scoreZones(truth.zones, v.zoneCounts);
@@ -137,6 +155,10 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   motRows.push(
     `| ${scene.name} | ${frames.length} | ${mot.mota.toFixed(3)} | ${mot.idf1.toFixed(3)} | ${mot.precision.toFixed(3)} | ${mot.recall.toFixed(3)} | ${mot.idsw} | ${mot.gtIds} / ${mot.hypIds} | ${msPerFrame === null ? 'cached' : msPerFrame.toFixed(0)} | ${trackMs.toFixed(2)} |`,
   );
+  if (opts.diagnose) {
+    const why = diagnose(truthEvents(gtBoxes, lines, place.frameW, place.frameH), v.events, gtBoxes, v.hyp, Math.max(3, Math.round(scene.fps)), opts.verbose ? console.log : undefined);
+    console.log(`${scene.name}: ${Object.entries(why).sort().map(([k, n]) => `${k} ${n}`).join(' | ')}`);
+  }
   if (opts.verbose) {
     for (const l of lines) {
       const g = truth.lines[l.name]!;

@@ -95,6 +95,34 @@ describe('ByteTrack', () => {
     assert.deepEqual(t.update([box(10 + 5 * 15, 50)]).tracks.map((x) => x.trackId), [1]);
   });
 
+  it('two people passing each other keep their ids while one is hidden or both are boxed as one', () => {
+    // Guards: the lost track of a person hidden behind a passer-by was dropped as the
+    // passer-by's "duplicate" (IoU > 0.85), so the hidden person came back under a new id
+    // or took the passer-by's, and both their line sides went with it.
+    for (const hidden of ['behind', 'merged'] as const) {
+      for (const speed of [3, 5, 8]) {
+        for (const frames of [3, 5, 7]) {
+          const t = new ByteTracker(defaultTrackerSettings(0.5));
+          const meet = Math.round(150 / speed);
+          const idsA = new Set<number>();
+          const idsB = new Set<number>();
+          for (let f = 0; f < 2 * meet; f++) {
+            const ax = speed * f;
+            const bx = 300 - speed * f;
+            const occluded = Math.abs(f - meet) <= (frames - 1) / 2;
+            const dets = !occluded ? [box(ax, 50), box(bx, 52)] : hidden === 'behind' ? [box(bx, 52)] : [{ x1: Math.min(ax, bx), y1: 50, x2: Math.max(ax, bx) + 40, y2: 150, score: 0.9 }];
+            const { tracks } = t.update(dets);
+            if (Math.abs(ax - bx) < 60) continue; // too close to say who is who
+            for (const tr of tracks) (Math.abs(tr.x1 - ax) < Math.abs(tr.x1 - bx) ? idsA : idsB).add(tr.trackId);
+          }
+          const what = `${hidden}, speed ${speed}, ${frames} frames`;
+          assert.deepEqual([idsA.size, idsB.size], [1, 1], what);
+          assert.notDeepEqual([...idsA], [...idsB], what);
+        }
+      }
+    }
+  });
+
   it('re-finds a lost track within the buffer, drops it after', () => {
     const t = new ByteTracker(defaultTrackerSettings(0.5, 10));
     for (let f = 0; f < 10; f++) t.update([box(100 + 2 * f, 50)]);

@@ -13,11 +13,20 @@ export interface TrackerSettings {
   matchThresh: number;
   /** Lost tracks are kept for re-identification this many processed frames. */
   maxLostFrames: number;
+  /**
+   * Weight of direction consistency in the first association (OC-SORT's observation-centric
+   * momentum, vdc_weight): a detection that lies the way a track was going is preferred over
+   * one that would turn it round. 0: IoU alone, as ByteTrack.
+   */
+  directionWeight: number;
 }
 
 export function defaultTrackerSettings(highThresh: number, maxLostFrames = 30): TrackerSettings {
-  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames };
+  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames, directionWeight: 0.2 };
 }
+
+/** Frames between the two observations a track's direction is taken from (OC-SORT delta_t). */
+const DIRECTION_SPAN = 3;
 
 type TrackState = 'tracked' | 'lost' | 'removed';
 
@@ -41,6 +50,8 @@ class STrack {
   frameId = 0;
   startFrame = 0;
   hits = 0;
+  /** Recent observed box centres with their frame ids (newest last), for the direction of travel. */
+  observed: [number, number, number][] = [];
 
   constructor(
     public tlwh: [number, number, number, number],
@@ -79,6 +90,26 @@ class STrack {
     this.frameId = frameId;
     this.startFrame = frameId;
     this.hits = 1;
+    this.observe(frameId);
+  }
+
+  private observe(frameId: number): void {
+    const [x, y, w, h] = this.tlwh;
+    this.observed.push([frameId, x + w / 2, y + h / 2]);
+    if (this.observed.length > DIRECTION_SPAN + 1) this.observed.shift();
+  }
+
+  /** Unit direction of travel from observations (not the filter), or null while too short. */
+  direction(): [number, number] | null {
+    if (this.observed.length < 2) return null;
+    const last = this.observed[this.observed.length - 1]!;
+    const first = this.observed.find((o) => last[0] - o[0] <= DIRECTION_SPAN) ?? this.observed[0]!;
+    return unit(last[1] - first[1], last[2] - first[2]);
+  }
+
+  lastObserved(): [number, number] {
+    const o = this.observed[this.observed.length - 1]!;
+    return [o[1], o[2]];
   }
 
   updateFrom(det: STrack, frameId: number): void {
@@ -89,6 +120,7 @@ class STrack {
     this.state = 'tracked';
     this.activated = true;
     this.score = det.score;
+    this.observe(frameId);
   }
 }
 
@@ -111,6 +143,36 @@ function iouCost(tracks: STrack[], dets: STrack[], fuse: boolean): Float64Array 
     }
   }
   return cost;
+}
+
+function unit(dx: number, dy: number): [number, number] | null {
+  const n = Math.hypot(dx, dy);
+  return n < 1e-6 ? null : [dx / n, dy / n];
+}
+
+/**
+ * OC-SORT's direction-consistency term added to a cost matrix in place: for each track
+ * with a direction of travel and each detection it may match (cost within `limit`), the
+ * cost falls by up to weight/2 * score when the detection lies straight ahead of the
+ * track's last observation and rises by as much when it lies straight behind. Two people
+ * passing each other keep their ids: each detection is ahead of one of them only.
+ */
+function addDirectionCost(cost: Float64Array, tracks: STrack[], dets: STrack[], weight: number, limit: number): void {
+  if (weight <= 0) return;
+  for (let i = 0; i < tracks.length; i++) {
+    const dir = tracks[i]!.direction();
+    if (!dir) continue;
+    const [ox, oy] = tracks[i]!.lastObserved();
+    for (let j = 0; j < dets.length; j++) {
+      const k = i * dets.length + j;
+      if (cost[k]! > limit) continue;
+      const [x, y, w, h] = dets[j]!.tlwh;
+      const to = unit(x + w / 2 - ox, y + h / 2 - oy);
+      if (!to) continue;
+      const angle = Math.acos(Math.max(-1, Math.min(1, dir[0] * to[0] + dir[1] * to[1])));
+      cost[k] = cost[k]! - (weight * (Math.PI / 2 - angle) / Math.PI) * dets[j]!.score;
+    }
+  }
 }
 
 /**
@@ -153,7 +215,11 @@ export class ByteTracker {
     // Stage 1: high-score detections against tracked + lost tracks.
     const pool = joinTracks(confirmed, this.lost);
     for (const t of pool) t.predict();
-    const a1 = linearAssignment(iouCost(pool, high, true), pool.length, high.length, s.matchThresh);
+    const c1 = iouCost(pool, high, true);
+    // Pairs beyond the IoU limit stay out of reach whatever their direction.
+    for (let k = 0; k < c1.length; k++) if (c1[k]! > s.matchThresh) c1[k] = 2;
+    addDirectionCost(c1, pool, high, s.directionWeight, s.matchThresh);
+    const a1 = linearAssignment(c1, pool.length, high.length, s.matchThresh + s.directionWeight / 2);
     for (const [ti, di] of a1.matches) {
       const t = pool[ti]!;
       const wasTracked = t.state === 'tracked';
@@ -240,13 +306,24 @@ function joinTracks(a: STrack[], b: STrack[]): STrack[] {
   return out;
 }
 
-/** A tracked and a lost track on the same spot: keep the one with the longer history. */
+/**
+ * A tracked and a lost track on the same spot are one person under two ids: keep the one
+ * with the longer history (ByteTrack's reference). Except when they go opposite ways: then
+ * the lost one is a person hidden behind a passer-by, and dropping it (as the reference did)
+ * gave that person a new id, or the passer-by's, when they came out, with their line sides.
+ */
+function passing(a: STrack, b: STrack): boolean {
+  const da = a.direction();
+  const db = b.direction();
+  return da !== null && db !== null && da[0] * db[0] + da[1] * db[1] < 0;
+}
+
 function removeDuplicates(tracked: STrack[], lost: STrack[]): [STrack[], STrack[]] {
   const dropT = new Set<STrack>();
   const dropL = new Set<STrack>();
   for (const t of tracked) {
     for (const l of lost) {
-      if (1 - iouTlwh(t.box(), l.box()) < 0.15) {
+      if (1 - iouTlwh(t.box(), l.box()) < 0.15 && !passing(t, l)) {
         if (t.frameId - t.startFrame > l.frameId - l.startFrame) dropL.add(l);
         else dropT.add(t);
       }

@@ -7,46 +7,19 @@ import type { HwProfile } from '../../runtime/hw-profile.js';
 import type { PersonService } from '../person/person-service.js';
 import { filePath, parseCameraSource, type CameraSource } from './camera-source.js';
 import { probeVideoFile, resolveFileSource } from './file-source-policy.js';
-import { CameraStream, type CameraStatus, type StreamSettings } from './camera-stream.js';
+import { CameraStream, type StreamSettings } from './camera-stream.js';
 import { CameraCounting } from './counting/camera-counting.js';
-import { checkId, makeLine, makeZone, type CountingRule, type LineCounts, type LineInput, type ZoneCounts, type ZoneInput } from './counting/rules.js';
+import { checkId, makeLine, makeZone, type LineInput, type ZoneInput } from './counting/rules.js';
 import type { FfmpegInfo } from './ffmpeg-binary.js';
 import { RateMeter, type Frame } from './frame-ring.js';
 import type { VideoStore, StoredCamera } from './video-store.js';
 import { CameraPipeline, type FrameConsumer } from './camera-pipeline.js';
 import { VideoMqttState } from './counts-mqtt.js';
-import { BASE_BUCKET_MS, BUCKETS, bucketStart, type BucketName } from './count-history.js';
+import type { BucketName } from './count-history.js';
+import { CameraCountHistory } from './camera-count-history.js';
+import { cameraStats, cameraSummary, cameraView, type CameraStats, type CameraSummary, type CameraView, type RuleView } from './camera-stats.js';
 
-/** The Camera object of the spec plus documented extras. */
-export interface CameraView {
-  camera_id: string;
-  source: string;
-  is_running: boolean;
-  fps: number;
-  frame_count: number;
-  status: CameraStatus;
-  last_error: string | null;
-  processed_fps: number;
-  decoder: string;
-  loop: boolean;
-  enabled: boolean;
-}
-
-export interface CameraStats {
-  camera_id: string;
-  status: CameraStatus;
-  frames: number;
-  fps: number;
-  processed_fps: number;
-  dropped: number;
-  restarts: number;
-  rules: RuleView[];
-}
-
-export interface RuleView {
-  rule: CountingRule;
-  counts: LineCounts | ZoneCounts;
-}
+export type { CameraStats, CameraView, RuleView } from './camera-stats.js';
 
 interface Camera {
   stored: StoredCamera;
@@ -85,11 +58,13 @@ export class CameraManager {
   ffmpegError: string | null = null;
   readonly consumers: FrameConsumer[];
   private readonly mqtt: VideoMqttState;
-  private bucketTimer: NodeJS.Timeout | null = null;
+  private readonly countHistory: CameraCountHistory;
 
   constructor(private readonly d: ManagerDeps) {
     this.consumers = d.consumers ?? [];
     this.mqtt = d.mqttState ?? new VideoMqttState(undefined);
+    const cameras = () => new Map([...this.cameras].map(([id, c]) => [id, c.counting]));
+    this.countHistory = new CameraCountHistory({ config: d.config, log: d.log, store: d.store, mqtt: this.mqtt, cameras });
   }
 
   /** Called at module start with the probed ffmpeg (or why it does not run). */
@@ -103,64 +78,23 @@ export class CameraManager {
         this.d.log.error({ camera_id: stored.camera_id, err: (err as Error).message }, 'stored camera could not be restored');
       }
     }
-    await this.pruneHistory(Date.now());
-    this.scheduleBucketClose();
+    await this.countHistory.start();
   }
 
-  // ---- count history ----
+  // ---- count history (camera-count-history.ts) ----
 
   /** Time-bucketed counts of a camera (counts/history). */
   history(cameraId: string, from: number, to: number, bucket: BucketName, limit: number, ruleId?: string) {
-    const camera = this.require(cameraId);
-    if (ruleId && !camera.counting.has(ruleId)) throw new NotFoundError('RULE_NOT_FOUND', `camera ${cameraId} has no rule ${ruleId}`, { rule_id: ruleId });
-    return this.d.store.history.query(cameraId, from, to, BUCKETS[bucket], limit, ruleId);
+    return this.countHistory.query(cameraId, this.require(cameraId).counting, from, to, bucket, limit, ruleId);
   }
 
-  private scheduleBucketClose(): void {
-    const now = Date.now();
-    const closes = bucketStart(now) + BASE_BUCKET_MS;
-    // A little past the boundary, so that the clock has surely moved into the next bucket.
-    this.bucketTimer = setTimeout(() => {
-      this.closeBuckets(closes - BASE_BUCKET_MS, Date.now()).catch((err: unknown) => this.d.log.error({ err }, 'closing count buckets failed'));
-      this.scheduleBucketClose();
-    }, closes - now + 250);
-    this.bucketTimer.unref();
-  }
-
-  /**
-   * The bucket that started at `startMs` is over: each rule's counts in it go out as
-   * retained MQTT state (zeros included: a quiet quarter hour is news too); a zone with
-   * people inside starts the next bucket with them as its peak; old buckets go.
-   */
-  async closeBuckets(startMs: number, now: number): Promise<void> {
-    for (const c of this.cameras.values()) {
-      const id = c.stored.camera_id;
-      for (const rule of c.counting.rules()) {
-        this.mqtt.bucket(id, rule, startMs, startMs + BASE_BUCKET_MS, this.d.store.history.get(id, rule, startMs));
-        const occ = rule.type === 'zone' ? ((c.counting.countsOf(rule.rule_id) as ZoneCounts).occupancy ?? 0) : 0;
-        // A refused write (507 on a full disk) costs this zone's carried-over peak, not
-        // the other rules' bucket messages.
-        if (occ > 0) await this.d.store.history.add(id, rule, null, occ, now).catch((err: unknown) => this.d.log.error({ err, camera_id: id, rule_id: rule.rule_id }, 'could not carry zone occupancy into the new bucket'));
-      }
-    }
-    await this.pruneHistory(now);
-  }
-
-  private async pruneHistory(now: number): Promise<void> {
-    const cutoff = now - this.d.config.video.count_history_days * 86_400_000;
-    // Pruning is a write the storage guard refuses on a full disk: the module still
-    // starts, and the next bucket close tries again.
-    try {
-      const n = await this.d.store.history.prune([...this.cameras.keys()], cutoff);
-      if (n > 0) this.d.log.info({ buckets: n }, 'count history past its retention deleted');
-    } catch (err) {
-      this.d.log.error({ err }, 'pruning count history failed; retried at the next bucket close');
-    }
+  /** Closes the bucket that started at `startMs` (called by the bucket clock; tests call it directly). */
+  closeBuckets(startMs: number, now: number): Promise<void> {
+    return this.countHistory.closeBuckets(startMs, now);
   }
 
   async stop(): Promise<void> {
-    if (this.bucketTimer) clearTimeout(this.bucketTimer);
-    this.bucketTimer = null;
+    this.countHistory.stop();
     await Promise.all([...this.cameras.values()].map((c) => this.halt(c)));
     this.cameras.clear();
   }
@@ -423,55 +357,16 @@ export class CameraManager {
   }
 
   private view(c: Camera): CameraView {
-    const now = Date.now();
-    return {
-      camera_id: c.stored.camera_id,
-      source: c.source.display,
-      is_running: c.stream.isRunning,
-      fps: round2(c.stream.fps(now)),
-      frame_count: c.stream.frameCount,
-      status: c.stream.status,
-      last_error: c.stream.lastError,
-      processed_fps: c.stream.isRunning ? round2(c.processed.rate(now)) : 0,
-      decoder: c.stream.decoder(),
-      loop: c.stored.loop,
-      enabled: !c.stored.disabled,
-    };
+    return cameraView(c);
   }
 
   /** Per-camera figures and rule counts, read by the metrics scrape and the MQTT statistics. */
   stats(): CameraStats[] {
-    const now = Date.now();
-    return [...this.cameras.values()].map((c) => ({
-      camera_id: c.stored.camera_id,
-      status: c.stream.status,
-      frames: c.stream.frameCount,
-      fps: c.stream.fps(now),
-      processed_fps: c.stream.isRunning ? c.processed.rate(now) : 0,
-      dropped: c.pipeline.dropped,
-      restarts: c.stream.restarts,
-      rules: c.counting.rules().map((rule) => ({ rule, counts: c.counting.countsOf(rule.rule_id)! })),
-    }));
+    return cameraStats(this.cameras.values());
   }
 
-  /**
-   * For health: how many cameras run, which do not and why, and how many are down: a
-   * camera `failed` (gave up after too many restarts) or `restarting` (its stream broke)
-   * is down; starting, running and ended (a file played out) cameras are not.
-   */
-  summary(): { total: number; running: number; down: number; problems: string[] } {
-    const problems: string[] = [];
-    let running = 0;
-    let down = 0;
-    for (const c of this.cameras.values()) {
-      if (c.stream.isRunning) running++;
-      else if (c.stream.status !== 'ended') problems.push(`${c.stored.camera_id}: ${c.stream.status}${c.stream.lastError ? ` (${c.stream.lastError})` : ''}`);
-      if (c.stream.status === 'failed' || c.stream.status === 'restarting') down++;
-    }
-    return { total: this.cameras.size, running, down, problems };
+  /** For health: how many cameras run, which do not and why, and how many are down (camera-stats.ts). */
+  summary(): CameraSummary {
+    return cameraSummary(this.cameras.values());
   }
-}
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
 }
