@@ -140,7 +140,7 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const motBoxes = placeBoxes(gt.boxes, place, scene, false);
   const truth = truthCounts(gtBoxes, lines, zones, place.frameW, place.frameH);
   const noise = { jitter: Number(opts.jitter), dropout: Number(opts.dropout) };
-  const input = opts.oracle === 'det-ids' ? detectionsWithTruthIds(frames, gtBoxes, place.frameW) : opts.oracle ? oracleFrames(gtBoxes, frames.length, place.frameW, place.frameH, noise, seededRandom(seed ^ hash(`${scene.name}-oracle`))) : frames;
+  const input = opts.oracle === 'det-ids' ? detectionsWithTruthIds(frames, gtBoxes, place.frameW) : opts.oracle ? oracleFrames(gtBoxes, frames.length, place.frameW, place.frameH, noise, seededRandom(seed ^ sceneHash(`${scene.name}-oracle`))) : frames;
   const t0 = performance.now();
   const v = runVigil(input, lines, zones, place.frameW);
   const trackMs = (performance.now() - t0) / Math.ceil(frames.length / step);
