@@ -3,7 +3,7 @@ import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.j
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { findOutline, rectify } from './document-outline.js';
-import { quadBbox, quadCenter, type Point, type Quad } from './geometry.js';
+import { quadBbox, quadCenter, tiles, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
 import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
@@ -30,6 +30,15 @@ export interface ScanOutcome {
 
 /** Detector input side of the first /mrz pass (the full pass uses DET_MAX_SIDE, 960). */
 const MRZ_FAST_DET_SIDE = 736;
+/**
+ * Side of the tiles the last /mrz pass detects on, in working-copy pixels: the detector's
+ * own input side, so a tile is detected at its full resolution where the whole page can
+ * be shrunk 2.5 times (a 2400-pixel photo). That loses the rows of a document filling
+ * little of the frame: a phone screenshot with interface around it, a card on a large
+ * desk. Tiles shrunk by a third (1440) still lost the second row of a 17-degree
+ * screenshot's 14-pixel MRZ.
+ */
+const TILE_SIDE = DET_MAX_SIDE;
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const r4 = (v: number) => Math.round(v * 10000) / 10000;
@@ -113,8 +122,33 @@ export class DocumentService {
       const full = (await this.readMrz(img, await this.prepare(img, true)))?.reading;
       if (full && (!fast || mrzScore(full) >= mrzScore(fast))) reading = full;
     }
+    reading ??= await this.readTiles(img);
     if (!reading) throw new UnprocessableError('NO_MRZ', 'no machine-readable zone was found in "image"', { field: 'image' });
     return reading.parsed.result;
+  }
+
+  /**
+   * The MRZ looked for tile by tile, each detected at nearly its own resolution: the last
+   * resort when the whole page, detected at 960 pixels, showed no zone; stops at the first
+   * tile whose zone passes its check digits. Pages the detector already saw whole at
+   * full resolution have no tiles to try.
+   */
+  private async readTiles(img: RgbImage): Promise<MrzReading | undefined> {
+    const { image, scale } = await workingCopy(img);
+    if (Math.max(image.width, image.height) <= TILE_SIDE) return undefined;
+    let best: MrzReading | undefined;
+    for (const t of tiles(image.width, image.height, TILE_SIDE)) {
+      const { data, info } = await sharpFromRgb(image).extract(t).raw().toBuffer({ resolveWithObject: true });
+      const page = await this.engine.upright({ data, width: info.width, height: info.height });
+      const toUpload = (p: Point): Point => {
+        const q = unrotatePoint(p, page.turns, info.width, info.height);
+        return { x: (q.x + t.left) / scale, y: (q.y + t.top) / scale };
+      };
+      const reading = await this.mrzReader.read(page, { image: img, toSource: toUpload });
+      if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
+      if (best?.parsed.result.check_digits_valid) break;
+    }
+    return best;
   }
 
   /**
@@ -146,11 +180,12 @@ export class DocumentService {
       enable_mrz ? this.readMrz(img, prep) : undefined,
       enable_ocr ? this.engine.readBoxes(prep.page, prep.page.boxes.filter((b) => !inZone(b))) : [],
     ]);
-    const reading = found?.reading;
+    // A zone too small for the page's detector pass is looked for tile by tile, as /mrz does.
+    const reading = found?.reading ?? (enable_mrz ? await this.readTiles(img) : undefined);
     const mrz = reading?.parsed.result ?? null;
     // OCR takes the MRZ rows as read, when they were read on the page the OCR reads.
     const known =
-      reading && found.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
+      reading && found?.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
     let ocr: OcrResult = { full_text: '', lines: [], confidence: 0 };
     if (enable_ocr) {
       const rest = prep.page.boxes.filter((b) => inZone(b) && !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));
