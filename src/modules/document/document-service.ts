@@ -3,7 +3,7 @@ import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.j
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { findOutline, rectify, type Rectified } from './document-outline.js';
-import { quadBbox, quadCenter, tiles, type Point, type Quad } from './geometry.js';
+import { quadBbox, quadCenter, quadSize, tiles, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
 import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
@@ -127,7 +127,12 @@ export class DocumentService {
     const fast = await this.mrzReader.read(quick.page, quick.source);
     let reading = fast;
     if (!fast?.parsed.result.check_digits_valid) {
-      const full = (await this.readMrz(w, await this.prepare(w, true)))?.reading;
+      const page = await this.prepare(w, true);
+      // The full pass is for zones the fast one missed or cut short. When its most likely
+      // zone holds the rows already read, reading them again (three recogniser passes a row)
+      // gives the same characters: that was most of the time a misread document took.
+      const same = fast !== undefined && page.page.turns === quick.page.turns && sameRows(this.mrzReader.likelyZone(page.page), fast.quads);
+      const full = same ? undefined : (await this.readMrz(w, page))?.reading;
       if (full && (!fast || mrzScore(full) >= mrzScore(fast))) reading = full;
     }
     reading ??= await this.readTiles(w);
@@ -253,6 +258,11 @@ export class DocumentService {
     const plain = (f: AnalyzedFace) => ({ ...f.result, quality: null, demographics: null, liveness: null });
     return { is_match: similarity >= threshold, similarity, face1: plain(docFace), face2: plain(selfieFace) };
   }
+}
+
+/** Whether every row read lies in one of the zone's rows (centre inside, length within 10%). */
+function sameRows(zone: Quad[], rows: Quad[]): boolean {
+  return rows.every((r) => zone.some((z) => insideBbox(z, quadCenter(r)) && Math.abs(quadSize(z).width - quadSize(r).width) <= 0.1 * quadSize(r).width));
 }
 
 /** Share of check digits that hold, then confidence. */
