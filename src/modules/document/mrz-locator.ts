@@ -172,24 +172,3 @@ export function shiftedRow(row: Row, pitch: number, dir: -1 | 1): Row {
   return toRow(quad);
 }
 
-/** The smallest distance between adjacent rows of a block (rows in reading order); undefined for one row. */
-export function blockPitch(rows: Row[]): number | undefined {
-  let pitch: number | undefined;
-  for (let i = 1; i < rows.length; i++) {
-    const gap = rowGap(rows[i - 1]!, rows[i]!);
-    if (gap > 0 && (pitch === undefined || gap < pitch)) pitch = gap;
-  }
-  return pitch;
-}
-
-/**
- * A row's quad narrowed across its direction so that, once grown by `growth` for reading,
- * it spans at most 95% of the row pitch. Some issuers print MRZ rows one character
- * height plus a few pixels apart: a crop grown past the pitch takes in the tops of
- * the next row's glyphs, and the recogniser then loses a whole row of names to them.
- */
-export function withinPitch(quad: Quad, height: number, pitch: number | undefined, growth: number): Quad {
-  if (pitch === undefined) return quad;
-  const k = (0.95 * pitch) / (growth * height);
-  return k < 1 ? growAcross(quad, k) : quad;
-}

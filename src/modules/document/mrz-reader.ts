@@ -3,7 +3,7 @@ import { clampQuad, type Point, type Quad } from './geometry.js';
 import { FORMATS, type FormatDef } from './mrz-format.js';
 import { parseMrz, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
-import { blockPitch, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, withinPitch, type Row } from './mrz-locator.js';
+import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead } from './mrz-slots.js';
 import { mrzConfidence, UNCERTAIN_BELOW } from './mrz-confidence.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
@@ -106,13 +106,8 @@ export class MrzReader {
     return group.map((r) => extendRow(r, x1, x2));
   }
 
-  /**
-   * Reads a block's rows across its full width. `pitch` is the block's row pitch (from the
-   * rows themselves when there are two or more): rows are narrowed so that their crops,
-   * grown for margin, never reach into the next row.
-   */
-  private async readRows(img: RgbImage, rows: Row[], x1: number, x2: number, pitch = blockPitch(rows)): Promise<RowRead[]> {
-    const quads = rows.map((r) => clampQuad(withinPitch(extendRow(r, x1, x2), r.height, pitch, MRZ_ROW_GROWTH), img.width, img.height));
+  private async readRows(img: RgbImage, rows: Row[], x1: number, x2: number): Promise<RowRead[]> {
+    const quads = rows.map((r) => clampQuad(extendRow(r, x1, x2), img.width, img.height));
     return this.readQuads(img, undefined, quads, FIRST_PASS);
   }
 
@@ -146,7 +141,7 @@ export class MrzReader {
       const first = kept[0]!;
       const last = kept[1]!;
       const pitch = rowGap(first, last) || 1.6 * h;
-      const extra = await this.readRows(img, [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)], x1, x2, pitch);
+      const extra = await this.readRows(img, [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)], x1, x2);
       const below = extra[0]!;
       const above = extra[1]!;
       if (mrzLike(below.read.text) && below.read.text.length >= 20) reads = [...reads, below];
