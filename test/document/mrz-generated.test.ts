@@ -76,9 +76,10 @@ describe('generated ICAO 9303 documents read through POST /documents/mrz (real P
     assert.ok(got.raw_mrz[1]!.includes('D<<'));
   });
 
-  // Regression (issue 15): a phone screenshot of a passport turned about 17 degrees with a red box round the MRZ answered 422 NO_MRZ.
-  // Not fixed yet (422 NO_MRZ still): kept as a todo so it runs, is reported, and is not hidden.
-  it('reads a passport in a phone screenshot, turned 17 degrees, with a red box drawn round the MRZ', { todo: 'issue 15: screenshot + red box + 17 degrees still answers NO_MRZ' }, async () => {
+  // Regression (issue 15): a phone screenshot of a passport turned about 17 degrees with a red box round the MRZ answered 422 NO_MRZ
+  // Tiles at full resolution now find the zone (the page shrunk to 960 left its 14-pixel rows at 6), but its rows, 22 px tall
+  // at a 20 px pitch, are cut into each other; cutting them within the pitch read it and lost a names row of another test.
+  it('reads a passport in a phone screenshot, turned 17 degrees, with a red box drawn round the MRZ', { todo: 'issue 15: zone found by tiles, rows cut into each other' }, async () => {
     const { want, got, status } = await read(1603, { format: 'TD3' }, { mild: true, screenshot: 'box', angleDeg: 17, charPx: 48 });
     assert.equal(status, 200);
     assert.deepEqual(wrongFields(got, want), []);

@@ -2,8 +2,8 @@ import type { VigilConfig } from '../../config/schema.js';
 import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.js';
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
-import { findOutline, rectify } from './document-outline.js';
-import { quadBbox, quadCenter, type Point, type Quad } from './geometry.js';
+import { findOutline, rectify, type Rectified } from './document-outline.js';
+import { quadBbox, quadCenter, quadSize, tiles, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
 import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
@@ -21,6 +21,14 @@ interface Prepared {
   source: SourceView;
 }
 
+/** An upload's working copy (see workingCopy) and its document outline, flattened, when one was found. */
+interface Working {
+  upload: RgbImage;
+  image: RgbImage;
+  scale: number;
+  flat?: Rectified;
+}
+
 export interface ScanOutcome {
   detected: boolean;
   ocr: OcrResult;
@@ -30,6 +38,15 @@ export interface ScanOutcome {
 
 /** Detector input side of the first /mrz pass (the full pass uses DET_MAX_SIDE, 960). */
 const MRZ_FAST_DET_SIDE = 736;
+/**
+ * Side of the tiles the last /mrz pass detects on, in working-copy pixels: the detector's
+ * own input side, so a tile is detected at its full resolution where the whole page can
+ * be shrunk 2.5 times (a 2400-pixel photo). That loses the rows of a document filling
+ * little of the frame: a phone screenshot with interface around it, a card on a large
+ * desk. Tiles shrunk by a third (1440) still lost the second row of a 17-degree
+ * screenshot's 14-pixel MRZ.
+ */
+const TILE_SIDE = DET_MAX_SIDE;
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const r4 = (v: number) => Math.round(v * 10000) / 10000;
@@ -55,29 +72,28 @@ export class DocumentService {
     this.mrzReader = new MrzReader(this.engine);
   }
 
-  /** Working copy, optional outline rectification, upright page; with the inverse mapping. */
-  private async prepare(img: RgbImage, rectifyOutline: boolean, detSide = DET_MAX_SIDE): Promise<Prepared> {
+  /**
+   * The upload's working copy and, when asked, the document's outline flattened: made
+   * once per request and shared by its passes (the fast and full detector passes, the
+   * whole-photo retry and the tiles), which used to make each again.
+   */
+  private async working(img: RgbImage, withOutline: boolean): Promise<Working> {
     const { image, scale } = await workingCopy(img);
-    let pageImg = image;
-    let toWorking = (p: Point): Point => p;
-    let outlineFound = false;
-    if (rectifyOutline) {
-      const outline = await findOutline(this.cv, image);
-      if (outline) {
-        const flat = rectify(this.cv, image, outline.quad);
-        pageImg = flat.image;
-        toWorking = flat.toSource;
-        outlineFound = true;
-      }
-    }
+    const outline = withOutline ? await findOutline(this.cv, image) : undefined;
+    return { upload: img, image, scale, flat: outline ? rectify(this.cv, image, outline.quad) : undefined };
+  }
+
+  /** Upright page of the working copy (or of its flattened document), with the inverse mapping. */
+  private async prepare(w: Working, rectifyOutline: boolean, detSide = DET_MAX_SIDE): Promise<Prepared> {
+    const flat = rectifyOutline ? w.flat : undefined;
+    const pageImg = flat?.image ?? w.image;
+    const toWorking = flat?.toSource ?? ((p: Point): Point => p);
     const page = await this.engine.upright(pageImg, detSide);
-    const w = pageImg.width;
-    const h = pageImg.height;
     const toUpload = (p: Point): Point => {
-      const q = toWorking(unrotatePoint(p, page.turns, w, h));
-      return { x: q.x / scale, y: q.y / scale };
+      const q = toWorking(unrotatePoint(p, page.turns, pageImg.width, pageImg.height));
+      return { x: q.x / w.scale, y: q.y / w.scale };
     };
-    return { page, toUpload, outlineFound, source: { image: img, toSource: toUpload } };
+    return { page, toUpload, outlineFound: flat !== undefined, source: { image: w.upload, toSource: toUpload } };
   }
 
   private bboxInUpload(quad: Quad, prep: Prepared, img: RgbImage): [number, number, number, number] {
@@ -97,7 +113,7 @@ export class DocumentService {
 
   async ocr(img: RgbImage): Promise<OcrResult> {
     if (!this.config.enable_ocr) throw featureDisabled('OCR', 'enable_ocr');
-    const prep = await this.prepare(img, false);
+    const prep = await this.prepare(await this.working(img, false), false);
     return this.toResult(await this.engine.read(prep.page), prep, img);
   }
 
@@ -106,15 +122,48 @@ export class DocumentService {
     if (!this.config.enable_mrz) throw featureDisabled('MRZ reading', 'enable_mrz');
     // A first pass with a smaller detector input finds most zones (MRZ rows are the
     // page's largest text) at about 60% of the detector's cost; the full pass follows if not.
-    const quick = await this.prepare(img, true, MRZ_FAST_DET_SIDE);
+    const w = await this.working(img, true);
+    const quick = await this.prepare(w, true, MRZ_FAST_DET_SIDE);
     const fast = await this.mrzReader.read(quick.page, quick.source);
     let reading = fast;
     if (!fast?.parsed.result.check_digits_valid) {
-      const full = (await this.readMrz(img, await this.prepare(img, true)))?.reading;
+      const page = await this.prepare(w, true);
+      // The full pass is for zones the fast one missed or cut short. When its most likely
+      // zone holds the rows already read, reading them again (three recogniser passes a row)
+      // gives the same characters: that was most of the time a misread document took.
+      const same = fast !== undefined && page.page.turns === quick.page.turns && sameRows(this.mrzReader.likelyZone(page.page), fast.quads);
+      const full = same ? undefined : (await this.readMrz(w, page))?.reading;
       if (full && (!fast || mrzScore(full) >= mrzScore(fast))) reading = full;
     }
+    reading ??= await this.readTiles(w);
     if (!reading) throw new UnprocessableError('NO_MRZ', 'no machine-readable zone was found in "image"', { field: 'image' });
     return reading.parsed.result;
+  }
+
+  /**
+   * The MRZ looked for tile by tile, each detected at nearly its own resolution: the last
+   * resort when the whole page, detected at 960 pixels, showed no zone; stops at the first
+   * tile whose zone passes its check digits. Pages the detector already saw whole at
+   * full resolution have no tiles to try.
+   */
+  private async readTiles(w: Working): Promise<MrzReading | undefined> {
+    const { image, scale, upload } = w;
+    if (Math.max(image.width, image.height) <= TILE_SIDE) return undefined;
+    let best: MrzReading | undefined;
+    for (const t of tiles(image.width, image.height, TILE_SIDE)) {
+      const { data, info } = await sharpFromRgb(image).extract(t).raw().toBuffer({ resolveWithObject: true });
+      const page = await this.engine.upright({ data, width: info.width, height: info.height });
+      const toUpload = (p: Point): Point => {
+        const q = unrotatePoint(p, page.turns, info.width, info.height);
+        return { x: (q.x + t.left) / scale, y: (q.y + t.top) / scale };
+      };
+      // One block per tile, the most promising: a zone the page pass missed is the tile's
+      // longest rows, and a page of interface text must not cost every tile four reads.
+      const reading = await this.mrzReader.read(page, { image: upload, toSource: toUpload }, 1);
+      if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
+      if (best?.parsed.result.check_digits_valid) break;
+    }
+    return best;
   }
 
   /**
@@ -122,17 +171,18 @@ export class DocumentService {
    * rectified: a card photographed front above back outlines the front, and the
    * zone is on the back.
    */
-  private async readMrz(img: RgbImage, prep: Prepared): Promise<{ reading: MrzReading; prep: Prepared } | undefined> {
+  private async readMrz(w: Working, prep: Prepared): Promise<{ reading: MrzReading; prep: Prepared } | undefined> {
     const reading = await this.mrzReader.read(prep.page, prep.source);
     if (reading) return { reading, prep };
     if (!prep.outlineFound) return undefined;
-    const whole = await this.prepare(img, false);
+    const whole = await this.prepare(w, false);
     const again = await this.mrzReader.read(whole.page, whole.source);
     return again ? { reading: again, prep: whole } : undefined;
   }
 
   async scan(img: RgbImage): Promise<ScanOutcome> {
-    const prep = await this.prepare(img, true);
+    const w = await this.working(img, true);
+    const prep = await this.prepare(w, true);
     const { enable_mrz, enable_ocr, enable_face_extraction } = this.config;
     // The likely zone's boxes wait for the MRZ reading (its rows come back read over the
     // MRZ alphabet and repaired); the page's other boxes and the portrait are read meanwhile,
@@ -143,14 +193,15 @@ export class DocumentService {
     // they do not wait behind the page's many lines.
     const [face, found, early] = await Promise.all([
       enable_face_extraction ? this.documentFace(prep.page.image, false) : undefined,
-      enable_mrz ? this.readMrz(img, prep) : undefined,
+      enable_mrz ? this.readMrz(w, prep) : undefined,
       enable_ocr ? this.engine.readBoxes(prep.page, prep.page.boxes.filter((b) => !inZone(b))) : [],
     ]);
-    const reading = found?.reading;
+    // A zone too small for the page's detector pass is looked for tile by tile, as /mrz does.
+    const reading = found?.reading ?? (enable_mrz ? await this.readTiles(w) : undefined);
     const mrz = reading?.parsed.result ?? null;
     // OCR takes the MRZ rows as read, when they were read on the page the OCR reads.
     const known =
-      reading && found.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
+      reading && found?.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
     let ocr: OcrResult = { full_text: '', lines: [], confidence: 0 };
     if (enable_ocr) {
       const rest = prep.page.boxes.filter((b) => inZone(b) && !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));
@@ -207,6 +258,11 @@ export class DocumentService {
     const plain = (f: AnalyzedFace) => ({ ...f.result, quality: null, demographics: null, liveness: null });
     return { is_match: similarity >= threshold, similarity, face1: plain(docFace), face2: plain(selfieFace) };
   }
+}
+
+/** Whether every row read lies in one of the zone's rows (centre inside, length within 10%). */
+function sameRows(zone: Quad[], rows: Quad[]): boolean {
+  return rows.every((r) => zone.some((z) => insideBbox(z, quadCenter(r)) && Math.abs(quadSize(z).width - quadSize(r).width) <= 0.1 * quadSize(r).width));
 }
 
 /** Share of check digits that hold, then confidence. */

@@ -51,3 +51,26 @@ export function scaleQuad(q: Quad, sx: number, sy: number): Quad {
 export function clampQuad(q: Quad, width: number, height: number): Quad {
   return q.map((p) => ({ x: Math.min(Math.max(p.x, 0), width - 1), y: Math.min(Math.max(p.y, 0), height - 1) })) as Quad;
 }
+
+export interface Rect {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Overlapping tiles of at most `side` x `side` covering a width x height image, half a
+ * tile apart along each axis that needs more than one (so anything up to half a tile
+ * wide lies whole in some tile). An axis no longer than `side` is one tile.
+ */
+export function tiles(width: number, height: number, side: number): Rect[] {
+  const starts = (len: number): number[] => {
+    if (len <= side) return [0];
+    const n = Math.ceil((len - side) / (side / 2)) + 1;
+    return Array.from({ length: n }, (_, i) => Math.round(((len - side) * i) / (n - 1)));
+  };
+  const w = Math.min(width, side);
+  const h = Math.min(height, side);
+  return starts(height).flatMap((top) => starts(width).map((left) => ({ left, top, width: w, height: h })));
+}

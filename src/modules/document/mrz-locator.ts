@@ -171,3 +171,4 @@ export function shiftedRow(row: Row, pitch: number, dir: -1 | 1): Row {
   const quad = row.quad.map((p) => ({ x: p.x - row.dir.y * dir * pitch, y: p.y + row.dir.x * dir * pitch })) as Quad;
   return toRow(quad);
 }
+

@@ -82,11 +82,12 @@ export class MrzReader {
     this.classIdx = mrzClassIndices(engine.dictionary);
   }
 
-  async read(page: UprightPage, source?: SourceView): Promise<MrzReading | undefined> {
+  /** `maxGroups` bounds how many candidate blocks are read (most promising first). */
+  async read(page: UprightPage, source?: SourceView, maxGroups?: number): Promise<MrzReading | undefined> {
     const rows = mergeRows(page.boxes);
     const src = source ?? { image: page.image, toSource: (p: Point) => p };
     let best: MrzReading | undefined;
-    for (const group of mrzCandidates(rows)) {
+    for (const group of mrzCandidates(rows, maxGroups)) {
       const reading = await this.readGroup(page.image, src, group);
       if (reading && (!best || score(reading) > score(best))) best = reading;
       if (best?.parsed.result.check_digits_valid) break;

@@ -1,0 +1,35 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { tiles } from '../../src/modules/document/geometry.js';
+import { estimateCells } from '../../src/modules/document/mrz-slots.js';
+import type { CtcMatrix } from '../../src/modules/document/ctc-decode.js';
+
+describe('finding the MRZ anywhere: tiles, line length', () => {
+  // Guards issue 15: a phone screenshot's 14-pixel MRZ, shrunk with the whole page to the detector's 960, was never found.
+  it('covers a tall screenshot with full-resolution tiles, half a tile apart, every pixel in some tile', () => {
+    const ts = tiles(1080, 2294, 960);
+    assert.ok(ts.every((t) => t.width <= 960 && t.height <= 960 && t.left + t.width <= 1080 && t.top + t.height <= 2294));
+    for (const [x, y] of [
+      [0, 0],
+      [1079, 2293],
+      [540, 1147],
+    ] as const)
+      assert.ok(ts.some((t) => x >= t.left && x < t.left + t.width && y >= t.top && y < t.top + t.height));
+    // Anything up to half a tile across lies whole in one tile.
+    for (let y = 0; y + 480 <= 2294; y += 37) assert.ok(ts.some((t) => y >= t.top && y + 480 <= t.top + t.height), `band at ${y}`);
+    assert.deepEqual(tiles(800, 600, 960), [{ left: 0, top: 0, width: 800, height: 600 }]);
+  });
+
+  // Guards issue 15: whole-step gaps at 3.4 steps a character put a 36-character visa row at 40+ cells and it answered 422.
+  it('measures a 36-character row as 36 cells when its characters fall 3.4 timesteps apart', () => {
+    const pitch = 3.4;
+    const text = 'V<TTOMOXTIEWAAM<CO<<<<<<<<<<<<<<<<<<';
+    const chars = [...text].map((_, k) => {
+      const t = Math.round(3 + k * pitch);
+      return { cls: 1, t0: t, t1: t, prob: 1 };
+    });
+    const m = { steps: Math.round(3 + 35 * pitch + 3 + 1) } as CtcMatrix;
+    const cells = estimateCells(m, { text, chars, confidence: 1 })!;
+    assert.ok(Math.abs(cells - 36) < 2, `estimated ${cells}`);
+  });
+});
