@@ -1,5 +1,5 @@
 import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
-import { MRZ_ALPHABET, type FormatDef, type Span } from './mrz-format.js';
+import { classAllows, MRZ_ALPHABET, type FormatDef, type Span } from './mrz-format.js';
 import type { CheckOutcome } from './mrz-parser.js';
 import type { SlotDist } from './mrz-repair.js';
 
@@ -47,8 +47,11 @@ export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: str
     if (c === undefined || !d) return 0;
     const k = MRZ_ALPHABET.indexOf(c);
     const p = d[k] ?? 0;
+    // Only characters the position may hold compete: in a name a 0 is no rival to an O
+    // (repair never picks it), in a date an O is none to a 0.
+    const cls = format.classes[li]?.[pos];
     let other = 0;
-    for (let j = 0; j < d.length; j++) if (j !== k) other = Math.max(other, d[j]!);
+    for (let j = 0; j < d.length; j++) if (j !== k && (!cls || classAllows(cls, MRZ_ALPHABET[j]!))) other = Math.max(other, d[j]!);
     return p + other > 0 ? p / (p + other) : 0;
   };
   const minOver = (spans: Span[]) => {
