@@ -71,7 +71,7 @@ await measure('decode only (sharp, EXIF, RGB)', () => decodeImage(nextImage(), {
 // one detector pass at the first /mrz pass's input size (736) and one recogniser batch of the
 // zone's rows. Everything /mrz adds on top (outline, more passes, alignment, repair) is above it.
 const vigil = (app as unknown as { vigil: VigilContext }).vigil;
-const dictionary = loadDictionary(vigil.config.document.models_dir);
+const dictionary = await loadDictionary(vigil.models, vigil.config.document.models_dir);
 const engine = new OcrEngine(await loadOpenCv(), { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner }, dictionary);
 // Per image: its working copy and the rows the reader would take for its zone (none when the
 // detector finds no block: the floor is then the detector pass alone).

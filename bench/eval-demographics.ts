@@ -27,7 +27,7 @@ interface Sample {
 }
 
 const t = await testApp({ face: { enable_demographics: true } });
-const faces = t.app.faceService;
+const faces = t.app.face;
 const samples: Sample[] = [];
 for (const identity of readdirSync(IDENTITIES).sort()) {
   for (const file of readdirSync(join(IDENTITIES, identity)).sort()) {
@@ -74,7 +74,7 @@ if (process.argv.includes('--candidates')) {
 
 const model = t.app.vigil.models.get(DEMOGRAPHICS_MODEL);
 // The face service runs it in its inference worker; `model` (the registry's session) is the raw baseline.
-const workerModel = t.app.faceService.model(DEMOGRAPHICS_MODEL);
+const workerModel = t.app.face.model(DEMOGRAPHICS_MODEL);
 console.log(`model: ${DEMOGRAPHICS_MODEL} (${model.entry.file}), crop ${CROP_SCALE}x the detector box${CROP_LEVEL ? ', eyes levelled' : ''}, provider ${model.provider}\n`);
 console.log('| identity | label | images | gender correct | age: median (min-max) |');
 console.log('|---|---|---|---|---|');

@@ -70,7 +70,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'vigil-edge-'));
 const config = loadConfig({ env: {}, overrides: { face: { detector, enable_liveness: false, enable_demographics: false }, server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: dataDir } } });
 const app = await buildApp(config);
 await app.ready();
-const face = app.faceService;
+const face = app.face;
 const found = FRACTIONS.map(() => ({ n: 0, plain: 0, padded: 0 }));
 const ms = { plain: 0, padded: 0 };
 for (const f of [...faceFiles('identities'), ...faceFiles('multi')]) {

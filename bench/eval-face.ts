@@ -59,7 +59,7 @@ async function detectionCounts(): Promise<void> {
   for (const det of DETECTORS) {
     await withApp(det, async (app) => {
       for (const f of files) {
-        const faces = await app.faceService.detect(await decode(f.path));
+        const faces = await app.face.detect(await decode(f.path));
         counts.set(f.file, [...(counts.get(f.file) ?? []), faces.length]);
       }
     });
@@ -94,7 +94,7 @@ async function embedIdentities(det: Detector, extraLayouts: boolean): Promise<{ 
   return withApp(det, async (app) => {
     const recs: Record<string, FaceRecognizer> = {};
     for (const name of RECOGNIZERS) {
-      const m = await app.faceService.openModel(name);
+      const m = await app.face.openModel(name);
       if (!m) throw new Error(`${name} did not load`);
       recs[name] = new FaceRecognizer(m, name);
       if (extraLayouts) {
@@ -106,7 +106,7 @@ async function embedIdentities(det: Detector, extraLayouts: boolean): Promise<{ 
     const missed: string[] = [];
     for (const f of faceFiles('identities')) {
       const img = await decode(f.path);
-      const [face] = await app.faceService.detect(img, { maxFaces: 1 });
+      const [face] = await app.face.detect(img, { maxFaces: 1 });
       if (!face) {
         missed.push(f.file);
         continue;
@@ -171,7 +171,7 @@ async function passiveLiveness(): Promise<void> {
   let attacks = 0, attacksAccepted = 0, bona = 0, bonaRejected = 0;
   await withApp('scrfd_500m', async (app) => {
     for (const f of faceFiles('pad')) {
-      const faces = await app.faceService.analyze(await decode(f.path), { embed: false, quality: false, liveness: true });
+      const faces = await app.face.analyze(await decode(f.path), { embed: false, quality: false, liveness: true });
       const l = faces[0]?.result.liveness;
       const live = f.labels.liveness === 'live';
       if (live) {
@@ -191,7 +191,7 @@ async function passiveLiveness(): Promise<void> {
   const byKind: Record<string, [number, number]> = {};
   await withApp('scrfd_500m', async (app) => {
     for (const f of faceFiles('identities')) {
-      const [face] = await app.faceService.analyze(await decode(f.path), { embed: false, quality: false, maxFaces: 1 });
+      const [face] = await app.face.analyze(await decode(f.path), { embed: false, quality: false, maxFaces: 1 });
       const kind = f.labels.identity!.startsWith('bbt_') ? 'tight grey 150x150 crops of TV stills (bbt_*)' : 'colour photographs (fr_*)';
       const c = (byKind[kind] ??= [0, 0]);
       c[1]++;

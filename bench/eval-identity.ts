@@ -38,7 +38,7 @@ const config = loadConfig({
 const app = await buildApp(config);
 await app.ready();
 console.log(machineLine());
-console.log(`recognizer ${app.faceService.recognizerName}, detector ${app.faceService.detectorName}, default threshold ${THRESHOLD}\n`);
+console.log(`recognizer ${app.face.recognizerName}, detector ${app.face.detectorName}, default threshold ${THRESHOLD}\n`);
 
 try {
   // Which photo of each person is enrolled: the first that enrolment accepts.
@@ -108,7 +108,7 @@ try {
   console.log(`| recognizer | enrolled | probes | rank-1 | top match >= ${THRESHOLD} | never-enrolled probes | false positives at ${THRESHOLD} (FPIR) | lowest genuine rank-1 similarity | highest never-enrolled similarity |`);
   console.log('|---|---|---|---|---|---|---|---|---|');
   console.log(
-    `| ${app.faceService.recognizerName} | ${enrolled.size} | ${probes} | ${rank1}/${probes} = ${((100 * rank1) / probes).toFixed(1)}% | ${atThreshold}/${probes} = ${((100 * atThreshold) / probes).toFixed(1)}% | ${openProbes} | ${falsePositives} (${((100 * falsePositives) / Math.max(1, openProbes)).toFixed(1)}%) | ${minGenuine.toFixed(4)} | ${maxImpostor.toFixed(4)} |`,
+    `| ${app.face.recognizerName} | ${enrolled.size} | ${probes} | ${rank1}/${probes} = ${((100 * rank1) / probes).toFixed(1)}% | ${atThreshold}/${probes} = ${((100 * atThreshold) / probes).toFixed(1)}% | ${openProbes} | ${falsePositives} (${((100 * falsePositives) / Math.max(1, openProbes)).toFixed(1)}%) | ${minGenuine.toFixed(4)} | ${maxImpostor.toFixed(4)} |`,
   );
   if (misses.length) console.log(`\nrank-1 misses:\n  ${misses.join('\n  ')}`);
   if (fps.length) console.log(`\nfalse positives:\n  ${fps.join('\n  ')}`);

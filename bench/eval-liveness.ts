@@ -21,7 +21,7 @@ import { machineLine, percentile } from './lib/stats.js';
 console.log(machineLine());
 const { values } = parseArgs({ options: { recognizer: { type: 'string' } } });
 const t = await testApp(values.recognizer ? { face: { recognizer: values.recognizer as 'mobilefacenet_128d' | 'faceplugin_512d' } } : {});
-const measurer = new FaceMeasurer(t.app.faceService);
+const measurer = new FaceMeasurer(t.app.face);
 const f1 = (v: number) => v.toFixed(1);
 const f2 = (v: number) => v.toFixed(2);
 
@@ -32,7 +32,7 @@ interface Seen {
 }
 async function look(buf: Buffer): Promise<Seen | null> {
   const img: RgbImage = await decodeImage(buf, { field: 'image', maxPixels: 40e6 });
-  const faces = await frameFaces(t.app.faceService, img);
+  const faces = await frameFaces(t.app.face, img);
   if (!faces[0]) return null;
   return { face: faces[0], faces: faces.length, m: await measurer.measure(img, faces[0]) };
 }
@@ -84,7 +84,7 @@ for (const p of photos) {
 }
 
 // 4. Same-person similarity.
-const sim = (a: Seen, b: Seen) => t.app.faceService.similarity(a.face.embedding!, b.face.embedding!);
+const sim = (a: Seen, b: Seen) => t.app.face.similarity(a.face.embedding!, b.face.embedding!);
 const clipSeen = rows.flatMap((r) => [r.a, r.b]);
 const genuine: number[] = [];
 for (let i = 0; i < clipSeen.length; i++) for (let j = i + 1; j < clipSeen.length; j++) genuine.push(sim(clipSeen[i]!, clipSeen[j]!));
@@ -92,7 +92,7 @@ const others = photos.filter((p) => !p.file.startsWith('fr_lin_manuel_miranda'))
 const impostor: number[] = [];
 for (const c of clipSeen) for (const p of others) impostor.push(sim(c, p.seen));
 const thr = t.config.liveness.same_person_threshold;
-console.log(`\n4. same-person similarity (${t.app.faceService.recognizerName}, calibrated scale), threshold liveness.same_person_threshold = ${thr}`);
+console.log(`\n4. same-person similarity (${t.app.face.recognizerName}, calibrated scale), threshold liveness.same_person_threshold = ${thr}`);
 console.log(`   genuine: ${genuine.length} pairs of clip frames (95-105 px faces, yaw -30..+30, mirrors included): min ${f2(Math.min(...genuine))}, p1 ${f2(percentile(genuine, 1))}, p5 ${f2(percentile(genuine, 5))}, median ${f2(percentile(genuine, 50))}; below threshold ${genuine.filter((v) => v < thr).length}`);
 for (const th of [0.15, 0.2, 0.25, 0.3, 0.35]) {
   const g = genuine.filter((v) => v < th).length;

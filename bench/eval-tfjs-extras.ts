@@ -25,7 +25,7 @@ const t = await testApp();
 
 async function face(file: string): Promise<{ img: RgbImage; region: ReturnType<typeof faceRegion> } | undefined> {
   const img = await decodeImage(readFileSync(join(FACES, file)), { field: 'image', maxPixels: 40_000_000 });
-  const [f] = await t.app.faceService.detect(img, { maxFaces: 1 });
+  const [f] = await t.app.face.detect(img, { maxFaces: 1 });
   return f && { img, region: faceRegion(f.box, f.kps, 1.0, false) };
 }
 const nhwc = (crop: Buffer, size: number) => new ort.Tensor('float32', Float32Array.from(crop, (v) => v / 255), [1, size, size, 3]);

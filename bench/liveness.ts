@@ -64,8 +64,8 @@ async function submit(record: boolean): Promise<number> {
 // The same six models alone, on zero inputs of the shapes a frame uses, in the same inference
 // worker. One bare pass runs after every frame, so both see the same load on a shared box.
 const BARE: [string, string, 'float32' | 'float16', number[]][] = [
-  ['detector 640x384', app.faceService.detectorName, 'float32', [1, 3, 384, 640]],
-  ['recognizer', app.faceService.recognizerName, 'float32', [1, 3, 112, 112]],
+  ['detector 640x384', app.face.detectorName, 'float32', [1, 3, 384, 640]],
+  ['recognizer', app.face.recognizerName, 'float32', [1, 3, 112, 112]],
   ['minifasnet v2', 'antispoof_minifasnet_v2', 'float32', [1, 3, 80, 80]],
   ['minifasnet v1se', 'antispoof_minifasnet_v1se', 'float32', [1, 3, 80, 80]],
   ['landmarks 256', 'face_landmarks_v2_478', 'float16', [1, 3, 256, 256]],
@@ -76,7 +76,7 @@ const bareSum: number[] = [];
 async function barePass(record: boolean): Promise<void> {
   let sum = 0;
   for (const [i, [, name, type, dims]] of BARE.entries()) {
-    const m = app.faceService.model(name);
+    const m = app.face.model(name);
     const size = dims.reduce((a, b) => a * b, 1);
     const data = type === 'float16' ? new Uint16Array(size) : new Float32Array(size);
     const t0 = performance.now();

@@ -278,7 +278,7 @@ for (let n = 1; n <= MAX_STREAMS && misses < 2; n++) {
     await app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: `cam${i}`, source: file720, loop: true } });
   }
   await new Promise((r) => setTimeout(r, 6000));
-  const s = await sample(ffmpegPids, SECONDS, () => app.cameraManager!.list().map((c) => c.processed_fps));
+  const s = await sample(ffmpegPids, SECONDS, () => app.video.list().map((c) => c.processed_fps));
   const perCam = Array.from({ length: n }, (_, i) => s.fps.reduce((acc, row) => acc + (row[i] ?? 0), 0) / s.fps.length);
   const slowest = Math.min(...perCam);
   const mean = perCam.reduce((x, y) => x + y, 0) / n;

@@ -27,7 +27,7 @@ import type { VigilContext } from './core/context.js';
 import { registerDashboard } from './core/dashboard.js';
 import { ModelRegistry } from './runtime/model-registry.js';
 import { probeGpuVendors, realBox, resolveProfile, type BoxProbe } from './runtime/hw-profile.js';
-import { MODULE_PLUGINS } from './modules/index.js';
+import { MODULES } from './modules/index.js';
 
 export interface AppDeps {
   logger?: Logger;
@@ -141,7 +141,7 @@ export async function buildApp(config: VigilConfig, deps: AppDeps = {}): Promise
       { name: 'vigil-core' },
     ),
   );
-  for (const plugin of MODULE_PLUGINS) await app.register(plugin);
+  for (const module of MODULES) await app.register(module);
 
   // Modules start in registration order once every plugin is in place, and stop in reverse.
   app.addHook('onReady', async () => {

@@ -50,7 +50,7 @@ function photoOf(f: FaceFile): string {
 export async function labelledFaces(app: FastifyInstance, recognizers: string[]): Promise<{ faces: LabelledFace[]; skipped: string[] }> {
   const recs: [string, FaceRecognizer][] = [];
   for (const name of recognizers) {
-    const m = await app.faceService.openModel(name);
+    const m = await app.face.openModel(name);
     if (!m) throw new Error(`${name} did not load`);
     recs.push([name, new FaceRecognizer(m, name)]);
   }
@@ -61,7 +61,7 @@ export async function labelledFaces(app: FastifyInstance, recognizers: string[])
     const people = peopleInPhoto(f);
     if (people.length === 0) continue;
     const img = await decodeImage(readFileSync(f.path), { field: 'image', maxPixels: 100_000_000 });
-    const found = await app.faceService.detect(img, { maxFaces: 50 });
+    const found = await app.face.detect(img, { maxFaces: 50 });
     if (found.length < people.length) {
       skipped.push(`${f.file} (${found.length} faces for ${people.length} labels)`);
       continue;

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
-import { modelManifest, type ManifestEntry } from './model-manifest.js';
+import { dataFileEntry, modelManifest, type ManifestEntry } from './model-manifest.js';
 import { inferenceLayout, InferencePool, type InferenceLayout, type InferenceObserver } from './inference-pool.js';
 import type { OpenTuning, WireTensor, WorkerModel } from './inference-worker.js';
 
@@ -21,6 +22,13 @@ export interface ModelStatus {
   sha256: string;
   load_ms?: number;
   warmup_ms?: number;
+}
+
+export interface LoadModelOptions extends OpenTuning {
+  /** Folder holding the manifest's file for it (document.models_dir); the registry's own by default. */
+  dir?: string;
+  /** An operator-supplied file (person.model_path): its sha256 cannot be checked. */
+  file?: string;
 }
 
 export interface LoadedModel {
@@ -71,22 +79,21 @@ export class ModelRegistry {
   }
 
   /** Loads a model by manifest name (idempotent; concurrent callers share one load). */
-  load(name: string, options: { file?: string } & OpenTuning = {}): Promise<LoadedModel | undefined> {
+  load(name: string, options: LoadModelOptions = {}): Promise<LoadedModel | undefined> {
     let p = this.loading.get(name);
     if (!p) {
-      p = this.doLoad(name, options.file, options);
+      p = this.doLoad(name, options);
       this.loading.set(name, p);
     }
     return p;
   }
 
-  /** `customFile` is an operator-supplied model (person.model_path): its sha256 cannot be checked. */
-  private async doLoad(name: string, customFile: string | undefined, tuning: OpenTuning): Promise<LoadedModel | undefined> {
+  private async doLoad(name: string, { file: customFile, dir, ...tuning }: LoadModelOptions): Promise<LoadedModel | undefined> {
     const entry = modelManifest().get(name);
     if (!entry) throw new Error(`model ${name} is not in models/manifest.json`);
-    const defaultFile = join(this.modelsDir, entry.file);
-    const file = customFile ?? defaultFile;
-    const checkDigest = file === defaultFile;
+    const file = customFile ?? join(dir ?? this.modelsDir, entry.file);
+    // The manifest's file, wherever its folder is, is checked; an operator's own file cannot be.
+    const checkDigest = customFile === undefined || customFile === join(this.modelsDir, entry.file);
     const status: ModelStatus = { name, file: entry.file, loaded: false, license: entry.license, commercial_use: entry.commercial_use === true, sha256: entry.sha256 };
     this.statuses.set(name, status);
     if (!existsSync(file)) {
@@ -124,6 +131,21 @@ export class ModelRegistry {
       this.log.error({ model: name, err }, 'model failed to load');
       return undefined;
     }
+  }
+
+  /**
+   * A data file of the manifest (a dictionary, say) read from `dir` and checked against its
+   * sha256, as the models are; throws with the reason when it is missing or corrupt.
+   */
+  async readDataFile(name: string, dir: string = this.modelsDir): Promise<Buffer> {
+    const entry = dataFileEntry(name);
+    if (!entry) throw new Error(`${name} is not in models/manifest.json`);
+    const file = join(dir, entry.file);
+    if (!existsSync(file)) throw new Error(`${name} file missing: ${file} (run: npm run fetch-models)`);
+    const bytes = await readFile(file);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    if (digest !== entry.sha256) throw new Error(`${name} file corrupt: sha256 ${digest.slice(0, 12)}... differs from the manifest's`);
+    return bytes;
   }
 
   /** The loaded model, or a 503 MODEL_UNAVAILABLE that says why. */

@@ -166,8 +166,8 @@ describe('events API (history, webhook registry)', () => {
     assert.equal(h.modules.events, true);
     assert.match(h.details.events, /mqtt off \(mqtt\.url is empty\)/);
     assert.match(h.details.events, /1 webhooks/);
-    assert.equal(t.app.mqtt.enabled, false);
-    t.app.mqtt.publishState('cameras/x/counts', { in: 1 }); // a no-op, never a throw
+    assert.equal(t.app.events.mirror.enabled, false);
+    t.app.events.mirror.publishState('cameras/x/counts', { in: 1 }); // a no-op, never a throw
   });
 
   it('webhooks and their pending deliveries survive a restart', async () => {

@@ -62,7 +62,7 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
       {},
       dataDir,
     );
-    await waitUntil(() => t.app.mqtt.connected, 10_000, 'connected');
+    await waitUntil(() => t.app.events.mirror.connected, 10_000, 'connected');
   });
   after(async () => {
     await t.close();
@@ -129,9 +129,9 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     await sub.publishAsync('vigil/cameras/door/reset_counts', 'RESET', { qos: 1, retain: true });
     await waitUntil(() => results().length === 4, 5000, 'the live command');
     await broker.stop();
-    await waitUntil(() => !t.app.mqtt.connected, 5000, 'disconnected');
+    await waitUntil(() => !t.app.events.mirror.connected, 5000, 'disconnected');
     await broker.start();
-    await waitUntil(() => t.app.mqtt.connected && sub.connected, 15_000, 'reconnected');
+    await waitUntil(() => t.app.events.mirror.connected && sub.connected, 15_000, 'reconnected');
     await new Promise((r) => setTimeout(r, 800));
     assert.equal(results().length, 4, 'not run again from the retained copy');
     await sub.publishAsync('vigil/cameras/door/reset_counts', '', { qos: 1, retain: true });

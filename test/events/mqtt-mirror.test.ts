@@ -66,7 +66,7 @@ describe('MQTT mirror against a real mosquitto broker', () => {
     const h = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
     assert.equal(h.modules.events, true);
     assert.match(h.details.events, /mqtt connected to mqtt:\/\/127\.0\.0\.1/);
-    assert.equal(t.app.mqtt.connected, true);
+    assert.equal(t.app.events.mirror.connected, true);
   });
 
   it('publishes every event on <prefix>/events/<type> and camera events under the camera too', async () => {
@@ -82,7 +82,7 @@ describe('MQTT mirror against a real mosquitto broker', () => {
   });
 
   it('publishState publishes retained state under the prefix', async () => {
-    t.app.mqtt.publishState('cameras/door_1/counts', { in: 3, out: 1 });
+    t.app.events.mirror.publishState('cameras/door_1/counts', { in: 3, out: 1 });
     await waitUntil(() => on('vigil/cameras/door_1/counts').length === 1, 5000, 'state');
     assert.deepEqual(JSON.parse(on('vigil/cameras/door_1/counts')[0]!.payload), { in: 3, out: 1 });
     // Retained: a new subscriber gets it at once.
@@ -98,7 +98,7 @@ describe('MQTT mirror against a real mosquitto broker', () => {
 
   it('broker stopped then restarted: events produced meanwhile arrive', async () => {
     await broker.stop();
-    await waitUntil(() => !t.app.mqtt.connected, 5000, 'disconnect noticed');
+    await waitUntil(() => !t.app.events.mirror.connected, 5000, 'disconnect noticed');
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push(t.app.vigil.bus.emit('person_entered', 'video', { i }, 'lobby').id);
     const h = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
@@ -117,7 +117,7 @@ describe('MQTT mirror against a real mosquitto broker', () => {
 
   it('events queued while the broker is away survive a daemon restart', async () => {
     await broker.stop();
-    await waitUntil(() => !t.app.mqtt.connected, 5000, 'disconnect noticed');
+    await waitUntil(() => !t.app.events.mirror.connected, 5000, 'disconnect noticed');
     const ids = [0, 1, 2].map((i) => t.app.vigil.bus.emit('watchlist_alert', 'identity', { identity_id: `p${i}`, label: 'x', similarity: 0.9, watchlist: 'w' }).id);
     await t.close();
     await broker.start();
@@ -132,14 +132,14 @@ describe('MQTT mirror against a real mosquitto broker', () => {
     const trusted = await testApp(tls(pki.caCertFile, 'vigil-test-tls'));
     const untrusted = await testApp(tls('', 'vigil-test-tls-untrusted'));
     try {
-      await waitUntil(() => trusted.app.mqtt.connected, 5000, 'TLS connect');
+      await waitUntil(() => trusted.app.events.mirror.connected, 5000, 'TLS connect');
       const e = trusted.app.vigil.bus.emit('liveness_passed', 'liveness', { session_id: 's1' });
       await waitUntil(() => on('vigil/events/liveness_passed').some((m) => JSON.parse(m.payload).id === e.id), 5000, 'event over TLS');
       await waitUntil(async () => {
         const h = (await untrusted.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
         return /certificate|self.signed|issuer/i.test(h.details.events);
       }, 5000, 'the certificate error in health');
-      assert.equal(untrusted.app.mqtt.connected, false);
+      assert.equal(untrusted.app.events.mirror.connected, false);
     } finally {
       await trusted.close();
       await untrusted.close();

@@ -39,7 +39,7 @@ describe('demographics (HSE FaceRes converted from TFJS)', () => {
   });
 
   it('tells women from men on real faces, with integer ages in a plausible range', async () => {
-    const model = t.app.faceService.model(DEMOGRAPHICS_MODEL);
+    const model = t.app.face.model(DEMOGRAPHICS_MODEL);
     const cases: [string, 'M' | 'F'][] = [
       ['bbt_penny/penny1.png', 'F'],
       ['bbt_amy/amy2.png', 'F'],
@@ -56,7 +56,7 @@ describe('demographics (HSE FaceRes converted from TFJS)', () => {
   });
 
   it('a batch of faces gives each face the answer it gets alone, in order', async () => {
-    const model = t.app.faceService.model(DEMOGRAPHICS_MODEL);
+    const model = t.app.face.model(DEMOGRAPHICS_MODEL);
     const penny = await load('bbt_penny/penny2.png');
     const raj = await load('bbt_raj/raj2.png');
     const alone = [...(await estimateDemographics(model, penny, [TIGHT_CROP_FACE])), ...(await estimateDemographics(model, raj, [TIGHT_CROP_FACE]))];
@@ -97,9 +97,9 @@ describe('demographics (HSE FaceRes converted from TFJS)', () => {
 
   it('demographics: false (what document verify asks for) leaves it null', async () => {
     const img = await load('bbt_penny/penny1.png');
-    const [off] = await t.app.faceService.analyze(img, { demographics: false });
+    const [off] = await t.app.face.analyze(img, { demographics: false });
     assert.equal(off!.result.demographics, null);
-    const [on] = await t.app.faceService.analyze(img);
+    const [on] = await t.app.face.analyze(img);
     assert.equal(on!.result.demographics?.gender, 'F');
   });
 

@@ -117,8 +117,8 @@ describe('face: /detect and /verify on the real models', () => {
   it('minFaceUpscale finds the small faces of a tiny group photo that the native size misses', async () => {
     const tiny = await sharp(file('multi', 'faceapi_bbt3.jpg')).resize(60).png().toBuffer(); // 60x39, five faces
     const img = await decodeImage(tiny, { field: 'image', maxPixels: 1e8 });
-    const native = await t.app.faceService.detect(img);
-    const upscaled = await t.app.faceService.detect(img, { minFaceUpscale: true });
+    const native = await t.app.face.detect(img);
+    const upscaled = await t.app.face.detect(img, { minFaceUpscale: true });
     assert.ok(native.length < 5, `native found ${native.length}`);
     assert.equal(upscaled.length, 5);
     for (const f of upscaled) assert.ok(f.box[2] <= 60 && f.box[3] <= 39, 'box not in the tiny image\'s coordinates');

@@ -12,8 +12,8 @@ describe('face.edge_pad', () => {
     const t = await testApp({ face: { edge_pad: 0.2, enable_liveness: false, enable_demographics: false } });
     try {
       const img = await decodeImage(readFileSync(testdata('faces', 'multi', 'faceapi_bbt4.jpg')), { field: 'image', maxPixels: 1e8 });
-      const padded = await t.app.faceService.detect(img);
-      const plain = await t.app.faceService.detect(img, { edgePad: 0 });
+      const padded = await t.app.face.detect(img);
+      const plain = await t.app.face.detect(img, { edgePad: 0 });
       assert.equal(padded.length, 6);
       assert.equal(plain.length, 6);
       for (const p of padded) {

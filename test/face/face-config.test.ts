@@ -12,11 +12,11 @@ describe('face: configuration is honoured', () => {
   it('yunet + mobilefacenet_128d, liveness and quality off, max_faces 2', async () => {
     const t = await testApp({ face: { detector: 'yunet', recognizer: 'mobilefacenet_128d', enable_liveness: false, enable_quality: false, max_faces: 2 } });
     try {
-      assert.equal(t.app.faceService.recognizerName, 'face_rec_mobilefacenet_128d');
+      assert.equal(t.app.face.recognizerName, 'face_rec_mobilefacenet_128d');
       const res = await t.app.inject({ method: 'POST', url: '/api/v1/detect', ...multipart([{ name: 'image', file: file('multi', 'faceapi_bbt4.jpg') }]) });
       const body = res.json();
       assert.equal(body.count, 2);
-      const all = await t.app.faceService.detect(await decodeImage(file('multi', 'faceapi_bbt4.jpg'), { field: 'image', maxPixels: 1e8 }), { maxFaces: 10 });
+      const all = await t.app.face.detect(await decodeImage(file('multi', 'faceapi_bbt4.jpg'), { field: 'image', maxPixels: 1e8 }), { maxFaces: 10 });
       assert.equal(all.length, 6);
       // the two returned are the two largest of the six
       assert.ok(body.faces[1].detection.face_size >= Math.sqrt((all[2]!.box[2] - all[2]!.box[0]) * (all[2]!.box[3] - all[2]!.box[1])) - 0.01);
@@ -47,7 +47,7 @@ describe('face: configuration is honoured', () => {
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().count, 0, 'no face of this image scores 0.97');
       const img = await decodeImage(file('multi', 'faceapi_bbt4.jpg'), { field: 'image', maxPixels: 1e8 });
-      const faces = await t.app.faceService.detect(img, { detThresh: 0.5 });
+      const faces = await t.app.face.detect(img, { detThresh: 0.5 });
       assert.equal(faces.length, 6);
       for (const f of faces) assert.ok(f.box[2] <= img.width && f.box[3] <= img.height, 'box not in original coordinates');
     } finally {

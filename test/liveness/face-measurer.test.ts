@@ -40,7 +40,7 @@ describe('face measurer on real photos', () => {
 
   before(async () => {
     t = await testApp();
-    measurer = new FaceMeasurer(t.app.faceService);
+    measurer = new FaceMeasurer(t.app.face);
   });
   after(async () => {
     await t.close();
@@ -50,7 +50,7 @@ describe('face measurer on real photos', () => {
     let buf = readFileSync(testdata(file));
     if (flip) buf = await sharp(buf).rotate().flop().png().toBuffer();
     const img = await decodeImage(buf, { field: 'image', maxPixels: 40e6 });
-    const [face] = await frameFaces(t.app.faceService, img);
+    const [face] = await frameFaces(t.app.face, img);
     assert.ok(face, file);
     return measurer.measure(img, face);
   }

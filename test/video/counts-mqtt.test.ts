@@ -40,7 +40,7 @@ describe('counts as retained MQTT state (real mosquitto)', () => {
       video: { ...VIDEO_TEST_CONFIG, track_faces: false },
       mqtt: { url: broker.url, username: broker.username, password_file: broker.passwordFile, client_id: 'vigil-video-test' },
     });
-    await waitFor('mqtt', () => t.app.mqtt.connected, 10_000);
+    await waitFor('mqtt', () => t.app.events.mirror.connected, 10_000);
   });
   after(async () => {
     await t.close();
@@ -67,7 +67,7 @@ describe('counts as retained MQTT state (real mosquitto)', () => {
 
     // The 15-minute bucket closes (here forced, as the timer does at the boundary): retained per rule.
     const now = Date.now();
-    await t.app.cameraManager!.closeBuckets(bucketStart(now), now);
+    await t.app.video.closeBuckets(bucketStart(now), now);
     const buckets = await retained('vigil/cameras/pets/counts/+/bucket');
     const lineBucket = JSON.parse(buckets.get('vigil/cameras/pets/counts/mid/bucket')!);
     assert.deepEqual([lineBucket.bucket, lineBucket.in, lineBucket.out, lineBucket.start], ['15m', api.lines[0].in, api.lines[0].out, new Date(bucketStart(now)).toISOString()]);

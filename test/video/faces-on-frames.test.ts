@@ -111,7 +111,7 @@ describe('faces on camera frames (video.track_faces)', () => {
     const h = parseHeader(ppm);
     assert.ok(h !== 'incomplete');
     const frame: Frame = { data: ppm.subarray(h.length), width: h.width, height: h.height, seq: 1, timestamp: Date.now() };
-    const faces = await t.app.faceService.analyze(frame);
+    const faces = await t.app.face.analyze(frame);
     // Frame 150 shows the performer alone (frame 30, used before, shows someone else).
     assert.ok(faces.length >= 1, 'frame 150 shows a face');
     const [x1, y1, x2, y2] = faces[0]!.result.detection.bbox;
@@ -122,7 +122,7 @@ describe('faces on camera frames (video.track_faces)', () => {
     bus.subscribe('faces-unit', (e) => {
       if (e.camera_id === 'unit') local.push(e);
     });
-    const consumer = new FaceOnFrames({ faces: t.app.faceService, bus, log: pino({ level: 'silent' }), faceFps: 50, identify });
+    const consumer = new FaceOnFrames({ faces: t.app.face, bus, log: pino({ level: 'silent' }), faceFps: 50, identify });
     for (let i = 0; i < 4; i++) {
       consumer.onFrame('unit', { ...frame, seq: i + 1 }, [person], []);
       await waitFor('the face job', () => seen.length >= i + 1, 10_000, 20);

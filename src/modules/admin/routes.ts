@@ -1,13 +1,14 @@
-import fp from 'fastify-plugin';
 import { MODULE_NAMES } from '../../config/schema.js';
 import { buildCommit } from '../../core/build-info.js';
+import { defineModule } from '../../core/module.js';
 import { packageVersion } from '../../core/package-root.js';
 import { modelManifest } from '../../runtime/model-manifest.js';
 import { ConfigResponse, HealthResponse, HwProfileResponse, ModelsResponse, VersionResponse } from './schema.js';
 
-/** /api/v1/admin: health, model status, the active configuration and the build. */
-export default fp(
-  async (app) => {
+/** /api/v1/admin: health, model status, the active configuration and the build. Always on. */
+export default defineModule({
+  name: 'admin',
+  routes: (app) => {
     const { status, config, models } = app.vigil;
     app.get(
       '/api/v1/admin/health',
@@ -73,5 +74,4 @@ export default fp(
       },
     );
   },
-  { name: 'vigil-admin', dependencies: ['vigil-core'] },
-);
+});

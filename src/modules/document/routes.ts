@@ -1,24 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ModuleDisabledError, ServiceUnavailableError } from '../../core/errors.js';
+import { ServiceUnavailableError } from '../../core/errors.js';
 import { decodeImage, type RgbImage } from '../../core/image-decode.js';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
 import { numberField, readMultipart, requireFile, type MultipartForm } from '../../core/multipart-form.js';
 import { documentScannedData } from './document-events.js';
 import type { DocumentService } from './document-service.js';
+import type { DocumentModule } from './plugin.js';
 import { DocumentVerifySchema, MrzResultSchema, OcrResultSchema, ScanResultSchema } from './schema.js';
 
 const IMAGE_FIELD = [{ name: 'image', file: true, required: true, description: 'Photo or scan of the document' }];
 
 /** POST /api/v1/documents/{scan,ocr,mrz,verify}, as the spec shows them. */
-export async function documentRoutes(app: FastifyInstance, service: () => DocumentService | undefined, unavailable: () => string): Promise<void> {
+export async function documentRoutes(app: FastifyInstance, module: DocumentModule): Promise<void> {
   const { config, bus } = app.vigil;
   const maxPixels = config.server.max_image_pixels;
 
-  /** The service, or why it cannot answer (module disabled, models missing). */
+  /** The reader, or why it cannot answer (models missing). */
   const ready = (): DocumentService => {
-    if (!config.document.enabled) throw new ModuleDisabledError('document');
-    const s = service();
-    if (!s) throw new ServiceUnavailableError('MODEL_UNAVAILABLE', `the document models are unavailable: ${unavailable()}`, { component: 'document_detector' });
+    const s = module.reader;
+    if (!s) throw new ServiceUnavailableError('MODEL_UNAVAILABLE', `the document models are unavailable: ${module.failure}`, { component: 'document_detector' });
     return s;
   };
   const image = async (form: MultipartForm, field: string): Promise<RgbImage> => decodeImage(requireFile(form, field), { field, maxPixels });

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { EVENT_TYPES, isEventType, type EventType } from '../../core/event-types.js';
-import { BadRequestError, ModuleDisabledError } from '../../core/errors.js';
+import { BadRequestError } from '../../core/errors.js';
 import { errorResponses } from '../../core/http-schemas.js';
 import type { VigilEvent } from '../../core/event-types.js';
 
@@ -27,7 +27,7 @@ const StreamQuery = Type.Object(
  * exactly what /events/recent records, from the moment they connect.
  */
 export function eventStreamRoute(app: FastifyInstance): void {
-  const { bus, config } = app.vigil;
+  const { bus } = app.vigil;
   const open = new Set<ServerResponse>();
 
   // Hijacked responses are not idle: end them before the server waits for its connections.
@@ -54,7 +54,6 @@ export function eventStreamRoute(app: FastifyInstance): void {
       },
     },
     async (req, reply) => {
-      if (!config.events.enabled) throw new ModuleDisabledError('events');
       const raw = req.query.event_type;
       let type: EventType | undefined;
       if (raw !== undefined) {

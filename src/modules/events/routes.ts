@@ -3,7 +3,7 @@ import { redactUrl } from '../../core/redact.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EVENT_TYPES, isEventType, type EventType } from '../../core/event-types.js';
-import { BadRequestError, ConflictError, ModuleDisabledError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
+import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
 import { errorResponses } from '../../core/http-schemas.js';
 import type { EventsService } from './events-service.js';
 import type { DeliveryRecord, WebhookRecord } from './store.js';
@@ -74,11 +74,7 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
   const app = appBase.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = appBase.vigil;
 
-  const requireEnabled = () => {
-    if (!config.events.enabled) throw new ModuleDisabledError('events');
-  };
   const requireWebhooks = () => {
-    requireEnabled();
     if (!config.events.webhooks_enabled) {
       throw new ServiceUnavailableError('WEBHOOKS_DISABLED', 'webhooks are disabled in the configuration (events.webhooks_enabled: false)');
     }
@@ -105,7 +101,6 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
       },
     },
     async (req) => {
-      requireEnabled();
       const type = req.query.event_type === undefined ? undefined : eventType(req.query.event_type, 'event_type');
       return service.history.recent(req.query.limit, type);
     },

@@ -124,11 +124,15 @@ export class FaceService {
    * warm-up, /admin/models status). Undefined when it cannot load (the registry keeps the reason).
    */
   async openModel(name: string): Promise<WorkerModel | undefined> {
+    return (await this.models.load(name, this.modelTuning(name)))?.runner;
+  }
+
+  /** How a face model's sessions are opened (the module contract loads the configured ones with it). */
+  modelTuning(name: string): { intraOpThreads?: number } {
     // The detector runs first in every request, before anything else of it can run, so its
     // session gets every core: SCRFD-500m at 640x480 took 10.3 ms with two intra-op threads
     // against 16.6 ms with the pool's one (docs/benchmarks.md, "Runtime").
-    const tuning = name === this.detectorName ? { intraOpThreads: this.models.layout.cores } : {};
-    return (await this.models.load(name, tuning))?.runner;
+    return name === this.detectorName ? { intraOpThreads: this.models.layout.cores } : {};
   }
 
   /** A loaded model's worker session, or 503 MODEL_UNAVAILABLE with the registry's reason. */
@@ -243,11 +247,5 @@ export class FaceService {
         has_embedding: embedding !== null,
       },
     };
-  }
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    faceService: FaceService;
   }
 }

@@ -3,7 +3,7 @@ import { decodeImage } from '../../core/image-decode.js';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
 import { numberField, readMultipart, requireFile } from '../../core/multipart-form.js';
 import { faceDetectedData } from './face-events.js';
-import { emptyTimings, type StageTimings } from './face-service.js';
+import { emptyTimings, type FaceService, type StageTimings } from './face-service.js';
 import { DetectResponseSchema, VerifyResponseSchema } from './schema.js';
 
 /** Server-Timing header with the per-stage breakdown (bench/face.ts reads it). */
@@ -13,7 +13,7 @@ function serverTiming(decode: number, t: StageTimings): string {
 }
 
 /** POST /api/v1/detect and /api/v1/verify, as the spec shows them. */
-export async function faceRoutes(app: FastifyInstance): Promise<void> {
+export async function faceRoutes(app: FastifyInstance, service: FaceService): Promise<void> {
   const { config, bus } = app.vigil;
   const maxPixels = config.server.max_image_pixels;
 
@@ -35,7 +35,7 @@ export async function faceRoutes(app: FastifyInstance): Promise<void> {
       const img = await decodeImage(file, { field: 'image', maxPixels });
       const decodeMs = performance.now() - t0;
       const timings = emptyTimings();
-      const faces = (await app.faceService.analyze(img, { timings })).map((f) => f.result);
+      const faces = (await service.analyze(img, { timings })).map((f) => f.result);
       if (faces.length > 0) bus.emit('face_detected', 'face', faceDetectedData('detect', faces));
       reply.header('server-timing', serverTiming(decodeMs, timings));
       return { faces, count: faces.length };
@@ -75,12 +75,12 @@ export async function faceRoutes(app: FastifyInstance): Promise<void> {
       // faces carry detection, quality and liveness; demographics stays null (the spec's
       // verify face carries detection and quality, and age is no part of a match).
       const opts = { timings, demographics: false };
-      const [r1, r2] = await Promise.allSettled([app.faceService.largest(img1, 'image1', opts), app.faceService.largest(img2, 'image2', opts)]);
+      const [r1, r2] = await Promise.allSettled([service.largest(img1, 'image1', opts), service.largest(img2, 'image2', opts)]);
       // image1's error first, whichever finished first, so the answer does not depend on timing.
       if (r1.status === 'rejected') throw r1.reason;
       if (r2.status === 'rejected') throw r2.reason;
       const [face1, face2] = [r1.value, r2.value];
-      const similarity = app.faceService.similarity(face1.embedding!, face2.embedding!);
+      const similarity = service.similarity(face1.embedding!, face2.embedding!);
       bus.emit('face_detected', 'face', faceDetectedData('verify', [face1.result, face2.result]));
       reply.header('server-timing', serverTiming(decodeMs, timings));
       return { is_match: similarity >= threshold, similarity, face1: face1.result, face2: face2.result };

@@ -46,7 +46,7 @@ function eyeFit(image: Float32Array, face: FaceBox): number {
 /**
  * Reads head pose and expression off one detected face: the dense landmark model on the
  * detector's ROI, then the blendshapes model on those landmarks. Both run in the model
- * registry's inference pool (opened by the liveness plugin through faceService.openModel),
+ * registry's inference pool (loaded by the liveness module's contract, core/module.ts),
  * on whichever worker thread is free, so a frame never holds the event loop for a model run;
  * the liveness service starts the landmarks beside the face's embedding and passive liveness.
  */

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { ModuleDisabledError } from '../../core/errors.js';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
 import { readMultipart, requireFile } from '../../core/multipart-form.js';
 import { RateLimitError } from './abuse-limiter.js';
@@ -17,15 +16,8 @@ function serverTiming(t: FrameTimings): string {
     .join(', ');
 }
 
-/**
- * The spec's four active-liveness endpoints. `service` is null when liveness.enabled is
- * false: every route then answers 503 MODULE_DISABLED.
- */
-export async function livenessRoutes(app: FastifyInstance, service: LivenessService | null): Promise<void> {
-  const need = (): LivenessService => {
-    if (!service) throw new ModuleDisabledError('liveness');
-    return service;
-  };
+/** The spec's four active-liveness endpoints (503 MODULE_DISABLED while liveness.enabled is false: see core/module.ts). */
+export async function livenessRoutes(app: FastifyInstance, service: LivenessService): Promise<void> {
   const tags = ['liveness'];
 
   app.post<{ Querystring: { num_challenges?: number; timeout_seconds?: number } }>(
@@ -39,9 +31,8 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
       },
     },
     async (request, reply: FastifyReply) => {
-      const s = need();
       try {
-        return s.createSession(request.ip, request.query.num_challenges, request.query.timeout_seconds);
+        return service.createSession(request.ip, request.query.num_challenges, request.query.timeout_seconds);
       } catch (err) {
         if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
         throw err;
@@ -62,13 +53,12 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
       config: { multipartDoc: multipartDoc([{ name: 'image', file: true, required: true, description: 'Camera frame as captured (not mirrored)' }]) },
     },
     async (request, reply) => {
-      const s = need();
-      const arrivedAt = s.deps.clock();
+      const arrivedAt = service.deps.clock();
       const form = await readMultipart(request);
       const image = requireFile(form, 'image');
       const timings = emptyFrameTimings();
       const { session_id } = request.params as SessionParams;
-      const result = await s.submitFrame(session_id, image, arrivedAt, timings);
+      const result = await service.submitFrame(session_id, image, arrivedAt, timings);
       reply.header('server-timing', serverTiming(timings));
       return result;
     },
@@ -84,7 +74,7 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
         response: { 200: SessionInfoSchema, ...errorResponses(400, 404, 503) },
       },
     },
-    async (request) => need().info(request.params.session_id),
+    async (request) => service.info(request.params.session_id),
   );
 
   app.delete<{ Params: SessionParams }>(
@@ -97,6 +87,6 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
         response: { 200: CancelResponseSchema, ...errorResponses(400, 404, 503) },
       },
     },
-    async (request) => need().cancel(request.params.session_id),
+    async (request) => service.cancel(request.params.session_id),
   );
 }

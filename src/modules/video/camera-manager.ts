@@ -67,6 +67,11 @@ export class CameraManager {
     this.countHistory = new CameraCountHistory({ config: d.config, log: d.log, store: d.store, mqtt: this.mqtt, cameras });
   }
 
+  /** The cameras' and rules' LMDB store (the module opens it at start and closes it at stop). */
+  get store(): VideoStore {
+    return this.d.store;
+  }
+
   /** Called at module start with the probed ffmpeg (or why it does not run). */
   async start(ffmpeg: FfmpegInfo | Error): Promise<void> {
     if (ffmpeg instanceof Error) this.ffmpegError = ffmpeg.message;
