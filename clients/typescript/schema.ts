@@ -8,7 +8,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent events from the in-memory history, newest first */
+        /** Recent events from the history (events.history_size, kept on disk: it survives a restart), newest first */
         get: operations["getEventsRecent"];
         put?: never;
         post?: never;
@@ -504,6 +504,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/video/cameras/{camera_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a disabled camera again (a file that had played out plays again); no change if it is enabled */
+        post: operations["postVideoCamerasByCameraIdEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/video/cameras/{camera_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a camera without removing it (status stopped, kept across restarts); its rules and counts stay */
+        post: operations["postVideoCamerasByCameraIdDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/video/cameras/{camera_id}/snapshot": {
         parameters: {
             query?: never;
@@ -737,7 +771,7 @@ export interface components {
              * @description Stable upper-case error code (docs/api.md)
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "INVALID_BODY" | "MISSING_FIELD" | "INVALID_FIELD" | "INVALID_IMAGE" | "INVALID_MULTIPART" | "ROUTE_NOT_FOUND" | "FILE_TOO_LARGE" | "IMAGE_TOO_LARGE" | "BODY_TOO_LARGE" | "TOO_MANY_FILES" | "TOO_MANY_FIELDS" | "TOO_MANY_PARTS" | "NOT_MULTIPART" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_IMAGE_TYPE" | "INTERNAL_ERROR" | "MODEL_UNAVAILABLE" | "INFERENCE_UNAVAILABLE" | "MODULE_DISABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "REQUEST_TIMEOUT" | "FIELD_TOO_LARGE" | "JPEG_TOO_COMPLEX" | "MALFORMED_REQUEST" | "INVALID_CHUNKED_BODY" | "BAD_REQUEST" | "BAD_URL" | "URL_TOO_LONG" | "HEADERS_TOO_LARGE" | "BUSY" | "STORAGE_FULL" | "DASHBOARD_NOT_BUILT" | "NO_FACE" | "WATCHLIST_NOT_FOUND" | "IDENTITY_NOT_FOUND" | "CLUSTER_NOT_FOUND" | "IDENTITY_IN_OTHER_WATCHLIST" | "LOW_QUALITY" | "IDENTITY_UNAVAILABLE" | "NO_MRZ" | "FEATURE_DISABLED" | "FACE_UNAVAILABLE" | "SESSION_NOT_FOUND" | "SESSION_ENDED" | "MULTIPLE_FACES" | "FACE_NOT_MEASURABLE" | "FRAME_QUEUE_FULL" | "TOO_MANY_SESSIONS" | "TOO_MANY_FAILURES" | "SESSION_CAPACITY" | "LIVENESS_UNAVAILABLE" | "INVALID_SOURCE" | "UNSUPPORTED_SOURCE" | "INVALID_COMMAND" | "INVALID_ID" | "INVALID_POINTS" | "INVALID_RANGE" | "SOURCE_OUTSIDE_ROOTS" | "SOURCE_NOT_VIDEO" | "CAMERA_NOT_FOUND" | "NO_FRAME" | "RULE_NOT_FOUND" | "CAMERA_EXISTS" | "RULE_EXISTS" | "CAMERA_LIMIT" | "INVALID_URL" | "INVALID_EVENT_TYPE" | "WEBHOOK_NOT_FOUND" | "DELIVERY_NOT_FOUND" | "DELIVERY_PENDING" | "WEBHOOK_DISABLED" | "WEBHOOKS_DISABLED" | "EVENTS_UNAVAILABLE";
             /** @description HTTP reason phrase */
             error: string;
             message: string;
@@ -1024,37 +1058,37 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "c257d1fe-f662-4aad-865c-458461e0dacd",
+                     *         "id": "8a0241f3-6779-4919-a939-b9f2bb6ae1da",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T14:21:27.189Z",
+                     *         "timestamp": "2026-11-25T14:57:49.310Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 8,
+                     *           "track_id": 4,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 2
+                     *             "out": 4
                      *           }
                      *         },
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "8da0dd60-2b8a-452c-9349-2e9f49b00f04",
+                     *         "id": "0c276726-9150-4eb4-a16c-63a79c774815",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-25T14:21:27.188Z",
+                     *         "timestamp": "2026-11-25T14:57:49.099Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 23,
+                     *           "track_id": 5,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 1
+                     *             "out": 3
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1167,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *         "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-25T14:21:28.388+00:00",
+                     *         "created_at": "2026-11-25T14:57:50.226+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1281,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *       "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
+                     *       "created_at": "2026-11-25T14:57:50.226+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1409,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "460bf97e-e961-4a08-af4a-c614ff90636b"
+                     *       "removed": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442"
                      *     }
                      */
                     "application/json": {
@@ -1527,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *       "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
+                     *       "created_at": "2026-11-25T14:57:50.226+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1674,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *       "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795616488481000",
-                     *           "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
-                     *           "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+                     *           "delivery_id": "1795618670228000",
+                     *           "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+                     *           "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-25T14:21:28.481+00:00",
-                     *           "updated_at": "2026-11-25T14:21:29.644+00:00",
+                     *           "created_at": "2026-11-25T14:57:50.228+00:00",
+                     *           "updated_at": "2026-11-25T14:57:50.310+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1836,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795616489900000",
-                     *       "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
-                     *       "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+                     *       "delivery_id": "1795618670323000",
+                     *       "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+                     *       "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-25T14:21:29.900+00:00",
-                     *       "updated_at": "2026-11-25T14:21:29.900+00:00",
-                     *       "next_attempt_at": "2026-11-25T14:21:29.900Z",
+                     *       "created_at": "2026-11-25T14:57:50.323+00:00",
+                     *       "updated_at": "2026-11-25T14:57:50.323+00:00",
+                     *       "next_attempt_at": "2026-11-25T14:57:50.323Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -1978,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *       "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-25T14:21:28.388+00:00",
+                     *       "created_at": "2026-11-25T14:57:50.226+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2102,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+                     *         "id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-25T14:21:28.481Z",
+                     *         "timestamp": "2026-11-25T14:57:50.228Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 460bf97e-e961-4a08-af4a-c614ff90636b",
+                     *           "message": "test delivery to webhook 62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2117,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795616488481000",
-                     *         "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
-                     *         "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+                     *         "delivery_id": "1795618670228000",
+                     *         "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+                     *         "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-25T14:21:28.481+00:00",
-                     *         "updated_at": "2026-11-25T14:21:28.481+00:00",
-                     *         "next_attempt_at": "2026-11-25T14:21:28.481Z",
+                     *         "created_at": "2026-11-25T14:57:50.228+00:00",
+                     *         "updated_at": "2026-11-25T14:57:50.228+00:00",
+                     *         "next_attempt_at": "2026-11-25T14:57:50.228Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -3077,14 +3111,14 @@ export interface operations {
                      *         ],
                      *         "check_digits_valid": true,
                      *         "field_confidence": {
-                     *           "document_code": 0.997,
-                     *           "issuing_country": 0.992,
+                     *           "document_code": 0.998,
+                     *           "issuing_country": 0.995,
                      *           "document_number": 0.935,
                      *           "surname": 0.984,
-                     *           "given_names": 0.985,
-                     *           "nationality": 0.814,
+                     *           "given_names": 0.996,
+                     *           "nationality": 0.994,
                      *           "date_of_birth": 0.98,
-                     *           "sex": 0.992,
+                     *           "sex": 1,
                      *           "expiry_date": 0.937
                      *         },
                      *         "warnings": []
@@ -3486,14 +3520,14 @@ export interface operations {
                      *       ],
                      *       "check_digits_valid": true,
                      *       "field_confidence": {
-                     *         "document_code": 0.997,
-                     *         "issuing_country": 0.993,
+                     *         "document_code": 0.998,
+                     *         "issuing_country": 0.997,
                      *         "document_number": 0.914,
                      *         "surname": 0.974,
-                     *         "given_names": 0.992,
-                     *         "nationality": 0.899,
+                     *         "given_names": 0.996,
+                     *         "nationality": 0.997,
                      *         "date_of_birth": 0.987,
-                     *         "sex": 0.953,
+                     *         "sex": 0.999,
                      *         "expiry_date": 0.93
                      *       },
                      *       "warnings": []
@@ -4019,21 +4053,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+                     *       "session_id": "51f6497d-784a-4936-8718-718fa622f027",
                      *       "challenges": [
+                     *         {
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4173,8 +4207,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
-                     *       "challenge_type": "TURN_LEFT",
+                     *       "session_id": "51f6497d-784a-4936-8718-718fa622f027",
+                     *       "challenge_type": "OPEN_MOUTH",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4392,26 +4426,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+                     *       "session_id": "51f6497d-784a-4936-8718-718fa622f027",
                      *       "challenges": [
+                     *         {
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "TURN_LEFT",
                      *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
-                     *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_LEFT",
+                     *       "current_challenge": "OPEN_MOUTH",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4419,10 +4453,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-25T14:21:17.183Z",
-                     *       "expires_at": "2026-11-25T14:26:17.183Z",
-                     *       "challenge_started_at": "2026-11-25T14:21:17.255Z",
-                     *       "challenge_deadline": "2026-11-25T14:21:22.255Z",
+                     *       "created_at": "2026-11-25T14:57:41.636Z",
+                     *       "expires_at": "2026-11-25T15:02:41.636Z",
+                     *       "challenge_started_at": "2026-11-25T14:57:41.643Z",
+                     *       "challenge_deadline": "2026-11-25T14:57:46.643Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4581,7 +4615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "fccbc90c-297f-4939-b477-693814ce73d7"
+                     *       "cancelled": "51f6497d-784a-4936-8718-718fa622f027"
                      *     }
                      */
                     "application/json": {
@@ -4719,7 +4753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+                     *       "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5078,7 +5112,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+                     *           "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5343,7 +5377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+                     *         "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5353,7 +5387,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+                     *           "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5721,7 +5755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "4e8d5130-af0f-4d89-b659-58da07631e67",
+                     *       "removed": "815581db-5fb9-403b-bfc5-49e2ad600f73",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5929,14 +5963,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+                     *           "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-25T14:20:39.405Z",
-                     *           "updated_at": "2026-11-25T14:20:39.405Z"
+                     *           "enrolled_at": "2026-11-25T14:57:38.547Z",
+                     *           "updated_at": "2026-11-25T14:57:38.547Z"
                      *         }
                      *       ]
                      *     }
@@ -6073,10 +6107,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
+                     *           "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T14:20:43.985Z",
-                     *           "last_seen": "2026-11-25T14:20:43.985Z",
+                     *           "first_seen": "2026-11-25T14:57:39.038Z",
+                     *           "last_seen": "2026-11-25T14:57:39.038Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6136,10 +6170,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "aeaac1e9-a636-44cc-b586-3c301a4752a6",
+                     *           "cluster_id": "41fe4738-dd5c-4c03-9528-4e76c251304d",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-25T14:20:43.533Z",
-                     *           "last_seen": "2026-11-25T14:20:43.533Z",
+                     *           "first_seen": "2026-11-25T14:57:38.978Z",
+                     *           "last_seen": "2026-11-25T14:57:38.978Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6336,10 +6370,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
+                     *       "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-25T14:20:43.985Z",
-                     *       "last_seen": "2026-11-25T14:20:43.985Z",
+                     *       "first_seen": "2026-11-25T14:57:39.038Z",
+                     *       "last_seen": "2026-11-25T14:57:39.038Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6531,7 +6565,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "aeaac1e9-a636-44cc-b586-3c301a4752a6"
+                     *       "removed": "41fe4738-dd5c-4c03-9528-4e76c251304d"
                      *     }
                      */
                     "application/json": {
@@ -6629,13 +6663,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "4e8d5130-af0f-4d89-b659-58da07631e67",
+                     *       "identity_id": "815581db-5fb9-403b-bfc5-49e2ad600f73",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
+                     *       "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -6975,13 +7009,14 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 9.96,
-                     *         "frame_count": 86,
+                     *         "fps": 10,
+                     *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 4.37,
+                     *         "processed_fps": 10.02,
                      *         "decoder": "cpu",
-                     *         "loop": true
+                     *         "loop": true,
+                     *         "enabled": true
                      *       }
                      *     ]
                      */
@@ -7004,6 +7039,8 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
                     }[];
                 };
             };
@@ -7104,7 +7141,8 @@ export interface operations {
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
-                     *       "loop": true
+                     *       "loop": true,
+                     *       "enabled": true
                      *     }
                      */
                     "application/json": {
@@ -7126,10 +7164,12 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7256,13 +7296,14 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 9.96,
-                     *       "frame_count": 86,
+                     *       "fps": 10,
+                     *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 4.37,
+                     *       "processed_fps": 10.02,
                      *       "decoder": "cpu",
-                     *       "loop": true
+                     *       "loop": true,
+                     *       "enabled": true
                      *     }
                      */
                     "application/json": {
@@ -7284,6 +7325,8 @@ export interface operations {
                         /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
                         decoder: string;
                         loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
                     };
                 };
             };
@@ -7455,6 +7498,328 @@ export interface operations {
             };
         };
     };
+    postVideoCamerasByCameraIdEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Camera id */
+                camera_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "camera_id": "hall",
+                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "is_running": true,
+                     *       "fps": 0,
+                     *       "frame_count": 82,
+                     *       "status": "starting",
+                     *       "last_error": "disabled",
+                     *       "processed_fps": 10.04,
+                     *       "decoder": "cpu",
+                     *       "loop": true,
+                     *       "enabled": true
+                     *     }
+                     */
+                    "application/json": {
+                        camera_id: string;
+                        /** @description The source; a password in an RTSP URL is shown as ***. */
+                        source: string;
+                        /** @description True while the stream is starting (at most video.watchdog_seconds) or frames arrive. */
+                        is_running: boolean;
+                        /** @description Frames per second arriving from the source (after the max_fps limit), over the last 5 s. */
+                        fps: number;
+                        /** @description Frames captured since the camera was added (or the daemon started). */
+                        frame_count: number;
+                        /** @description starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped. */
+                        status: "starting" | "running" | "restarting" | "failed" | "ended" | "stopped";
+                        /** @description Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow. */
+                        last_error: string | null;
+                        /** @description Frames per second through person detection and tracking. */
+                        processed_fps: number;
+                        /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
+                        decoder: string;
+                        loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_SOURCE",
+                     *       "error": "Bad Request",
+                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "CAMERA_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown camera_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Insufficient Storage, in the error shape; code: STORAGE_FULL (docs/api.md lists every code) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 507,
+                     *       "code": "STORAGE_FULL",
+                     *       "error": "Insufficient Storage",
+                     *       "message": "a write while the data folder's free space is under server.storage_reserve_mb (nothing written; reads keep working; writes resume by themselves)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postVideoCamerasByCameraIdDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Camera id */
+                camera_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "camera_id": "hall",
+                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "is_running": false,
+                     *       "fps": 0,
+                     *       "frame_count": 82,
+                     *       "status": "stopped",
+                     *       "last_error": "disabled",
+                     *       "processed_fps": 0,
+                     *       "decoder": "cpu",
+                     *       "loop": true,
+                     *       "enabled": false
+                     *     }
+                     */
+                    "application/json": {
+                        camera_id: string;
+                        /** @description The source; a password in an RTSP URL is shown as ***. */
+                        source: string;
+                        /** @description True while the stream is starting (at most video.watchdog_seconds) or frames arrive. */
+                        is_running: boolean;
+                        /** @description Frames per second arriving from the source (after the max_fps limit), over the last 5 s. */
+                        fps: number;
+                        /** @description Frames captured since the camera was added (or the daemon started). */
+                        frame_count: number;
+                        /** @description starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped. */
+                        status: "starting" | "running" | "restarting" | "failed" | "ended" | "stopped";
+                        /** @description Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow. */
+                        last_error: string | null;
+                        /** @description Frames per second through person detection and tracking. */
+                        processed_fps: number;
+                        /** @description cpu, or the hardware decoder in use (cuda, vaapi, qsv, jetson). */
+                        decoder: string;
+                        loop: boolean;
+                        /** @description False while the camera is disabled (POST .../disable or the MQTT command): its stream is stopped until enabled. */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "INVALID_SOURCE",
+                     *       "error": "Bad Request",
+                     *       "message": "a camera source that is a relative path, starts with -, holds control characters or names a device over 63"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found, in the error shape; code: ROUTE_NOT_FOUND, CAMERA_NOT_FOUND, NO_FRAME, RULE_NOT_FOUND (docs/api.md lists every code) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "code": "CAMERA_NOT_FOUND",
+                     *       "error": "Not Found",
+                     *       "message": "an unknown camera_id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable, in the error shape; code: MODEL_UNAVAILABLE, INFERENCE_UNAVAILABLE, MODULE_DISABLED, BUSY, DASHBOARD_NOT_BUILT (docs/api.md lists every code) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "code": "MODEL_UNAVAILABLE",
+                     *       "error": "Service Unavailable",
+                     *       "message": "the model the request needs is not loaded (the message and /admin/models say why)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Insufficient Storage, in the error shape; code: STORAGE_FULL (docs/api.md lists every code) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 507,
+                     *       "code": "STORAGE_FULL",
+                     *       "error": "Insufficient Storage",
+                     *       "message": "a write while the data folder's free space is under server.storage_reserve_mb (nothing written; reads keep working; writes resume by themselves)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other client error, in the error shape (docs/api.md lists every code) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "error": "Bad Request",
+                     *       "message": "a path parameter, query or JSON body breaks the route's schema"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other server error, in the error shape (docs/api.md lists every code) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "code": "INTERNAL_ERROR",
+                     *       "error": "Internal Server Error",
+                     *       "message": "a bug; the body hides internals, the log keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getVideoCamerasByCameraIdSnapshot: {
         parameters: {
             query?: never;
@@ -7583,10 +7948,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T14:21:19.223Z",
+                     *         "created_at": "2026-11-25T14:57:41.895Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 2
+                     *           "out": 4
                      *         }
                      *       }
                      *     ]
@@ -7748,7 +8113,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T14:21:19.223Z",
+                     *       "created_at": "2026-11-25T14:57:41.895Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -7772,7 +8137,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8017,7 +8382,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-25T14:21:19.297Z",
+                     *         "created_at": "2026-11-25T14:57:41.904Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8191,7 +8556,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-25T14:21:19.297Z",
+                     *       "created_at": "2026-11-25T14:57:41.904Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8216,7 +8581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8448,7 +8813,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 2
+                     *           "out": 4
                      *         }
                      *       ],
                      *       "zones": [
@@ -8634,7 +8999,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8754,16 +9119,16 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-24T14:15:00.000Z",
-                     *       "to": "2026-11-25T14:21:27.892Z",
+                     *       "from": "2026-11-24T14:45:00.000Z",
+                     *       "to": "2026-11-25T14:57:49.961Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-25T14:15:00.000Z",
-                     *           "end": "2026-11-25T14:30:00.000Z",
+                     *           "start": "2026-11-25T14:45:00.000Z",
+                     *           "end": "2026-11-25T15:00:00.000Z",
                      *           "in": 0,
-                     *           "out": 2,
+                     *           "out": 4,
                      *           "entered": 0,
                      *           "exited": 0,
                      *           "peak_occupancy": 0
@@ -8796,7 +9161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
+            /** @description Bad Request, in the error shape; code: VALIDATION_ERROR, INVALID_BODY, MISSING_FIELD, INVALID_FIELD, INVALID_IMAGE, INVALID_MULTIPART, NOT_MULTIPART, MALFORMED_REQUEST, INVALID_CHUNKED_BODY, BAD_REQUEST, BAD_URL, INVALID_SOURCE, UNSUPPORTED_SOURCE, INVALID_COMMAND, INVALID_ID, INVALID_POINTS, INVALID_RANGE (docs/api.md lists every code) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8917,7 +9282,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.2 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -8951,9 +9316,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 81534504960,
+                     *         "free_bytes": 81592336384,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "77757.4 MB free (reserve 64 MB)"
+                     *         "detail": "77812.5 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9107,16 +9472,19 @@ export interface operations {
                      *         "name": "face_detector",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
+                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_det_scrfd_500m",
                      *             "file": "face_det_scrfd_500m_kps.onnx",
                      *             "loaded": true,
                      *             "license": "InsightFace pretrained model: non-commercial research use only",
+                     *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 3322,
-                     *             "warmup_ms": 518
+                     *             "load_ms": 414,
+                     *             "warmup_ms": 52
                      *           }
                      *         ]
                      *       },
@@ -9125,16 +9493,18 @@ export interface operations {
                      *         "module": "face",
                      *         "loaded": true,
                      *         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
+                     *         "commercial_use": false,
                      *         "models": [
                      *           {
                      *             "name": "face_rec_faceplugin_512d",
                      *             "file": "face_rec_faceplugin_512d.onnx",
                      *             "loaded": true,
                      *             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
+                     *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 4127,
-                     *             "warmup_ms": 318
+                     *             "load_ms": 538,
+                     *             "warmup_ms": 59
                      *           }
                      *         ]
                      *       },
@@ -9142,26 +9512,29 @@ export interface operations {
                      *         "name": "liveness",
                      *         "module": "face",
                      *         "loaded": true,
+                     *         "commercial_use": true,
                      *         "models": [
                      *           {
                      *             "name": "antispoof_minifasnet_v2",
                      *             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+                     *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 2450,
-                     *             "warmup_ms": 825
+                     *             "load_ms": 388,
+                     *             "warmup_ms": 47
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
                      *             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
                      *             "loaded": true,
                      *             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+                     *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 2894,
-                     *             "warmup_ms": 543
+                     *             "load_ms": 502,
+                     *             "warmup_ms": 19
                      *           }
                      *         ]
                      *       }
@@ -9174,6 +9547,8 @@ export interface operations {
                         loaded: boolean;
                         /** @description Why it is not loaded (or a note when it is). */
                         reason?: string;
+                        /** @description Every model file of this component is licensed for commercial use (see each model's license). */
+                        commercial_use?: boolean;
                         models?: {
                             name: string;
                             file: string;
@@ -9183,6 +9558,8 @@ export interface operations {
                             provider?: string;
                             fallback_reason?: string;
                             license: string;
+                            /** @description The weights' licence permits commercial use (models/manifest.json; face.profile: commercial runs only such models). */
+                            commercial_use: boolean;
                             sha256: string;
                             load_ms?: number;
                             warmup_ms?: number;
@@ -9244,19 +9621,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-22/models",
+                     *         "models_dir": "/work/wt-trial/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
                      *           640,
                      *           640
                      *         ],
+                     *         "edge_pad": 0,
                      *         "max_faces": 10,
                      *         "enable_liveness": true,
                      *         "enable_demographics": true,
                      *         "enable_quality": true,
                      *         "quality_gate": 30,
                      *         "detector": "scrfd_500m",
+                     *         "profile": "default",
                      *         "recognizer": "faceplugin_512d"
                      *       },
                      *       "document": {
@@ -9264,7 +9643,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-22/models"
+                     *         "models_dir": "/work/wt-trial/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9288,8 +9667,9 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-22/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/work/wt-trial/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
+                     *         "detector_input": 416,
                      *         "track_buffer_frames": 30,
                      *         "detector_concurrency": 2,
                      *         "detector_threads": 1
@@ -9333,7 +9713,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-ccblEq/watchlists",
+                     *         "watchlist_dir": "/tmp/vigil-test-5LTMna/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -9373,6 +9753,11 @@ export interface operations {
                              */
                             det_size: number[];
                             /**
+                             * @description Black margin added around the detector input, as a fraction of each side, for faces cut by the frame edge: 0.1 finds more faces that are 40-50% outside the frame, for about 1.4x the detector time (docs/accuracy.md).
+                             * @default 0
+                             */
+                            edge_pad: number;
+                            /**
                              * @description Most faces returned per image (largest first).
                              * @default 10
                              */
@@ -9403,10 +9788,15 @@ export interface operations {
                              */
                             detector: "scrfd_500m" | "scrfd_2.5g" | "yunet";
                             /**
+                             * @description commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.
+                             * @default default
+                             */
+                            profile: "default" | "commercial";
+                            /**
                              * @description Face embedding model (faceplugin_512d separates the shared identities best: docs/accuracy.md).
                              * @default faceplugin_512d
                              */
-                            recognizer: "mobilefacenet_128d" | "faceplugin_512d";
+                            recognizer: "mobilefacenet_128d" | "faceplugin_512d" | "dlib_resnet_128d";
                         };
                         /** @default {} */
                         document: {
@@ -9546,6 +9936,11 @@ export interface operations {
                              * @default 0.5
                              */
                             confidence_threshold: number;
+                            /**
+                             * @description Long side, in pixels, of the person detector's input. Frames are scaled to fit and fed at their own aspect, each side rounded up to a multiple of 32 (a 16:9 camera at 416 runs on 416x256, not a 416x416 square mostly padding). Larger finds smaller, farther people at a detector cost growing with the pixel count (docs/video.md, docs/benchmarks.md). 0: the model file's own fixed square input, letterboxed (needed for a person.model_path that cannot run at other sizes).
+                             * @default 416
+                             */
+                            detector_input: number;
                             /**
                              * @description A lost track keeps its id this many processed frames, so a person hidden for a moment is not counted twice.
                              * @default 30
@@ -9841,7 +10236,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "4596fc6f7ebdbce58786ff9deb10876f6793214f",
+                     *       "commit": "bb8bd1d0c1c8dc8ebe854143a3aaf9ae5de0af34",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

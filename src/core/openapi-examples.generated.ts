@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "460bf97e-e961-4a08-af4a-c614ff90636b"
+      "removed": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "aeaac1e9-a636-44cc-b586-3c301a4752a6"
+      "removed": "41fe4738-dd5c-4c03-9528-4e76c251304d"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "fccbc90c-297f-4939-b477-693814ce73d7"
+      "cancelled": "51f6497d-784a-4936-8718-718fa622f027"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "4e8d5130-af0f-4d89-b659-58da07631e67",
+      "removed": "815581db-5fb9-403b-bfc5-49e2ad600f73",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,19 +55,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-22/models",
+        "models_dir": "/work/wt-trial/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
           640,
           640
         ],
+        "edge_pad": 0,
         "max_faces": 10,
         "enable_liveness": true,
         "enable_demographics": true,
         "enable_quality": true,
         "quality_gate": 30,
         "detector": "scrfd_500m",
+        "profile": "default",
         "recognizer": "faceplugin_512d"
       },
       "document": {
@@ -75,7 +77,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-22/models"
+        "models_dir": "/work/wt-trial/models"
       },
       "liveness": {
         "enabled": true,
@@ -99,8 +101,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-22/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-trial/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
+        "detector_input": 416,
         "track_buffer_frames": 30,
         "detector_concurrency": 2,
         "detector_threads": 1
@@ -144,7 +147,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-ccblEq/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-5LTMna/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -176,7 +179,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.2 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
       },
       "status": {
         "face": {
@@ -210,9 +213,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 81534504960,
+        "free_bytes": 81592336384,
         "reserve_bytes": 67108864,
-        "detail": "77757.4 MB free (reserve 64 MB)"
+        "detail": "77812.5 MB free (reserve 64 MB)"
       }
     }
   },
@@ -237,16 +240,19 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "face_detector",
         "module": "face",
         "loaded": true,
+        "reason": "face stack NOT cleared for commercial use: face_det_scrfd_500m (InsightFace pretrained model: non-commercial research use only); face_rec_faceplugin_512d (package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")); face_attr_hse_faceres (Packaged in @vladmandic/human (...",
+        "commercial_use": false,
         "models": [
           {
             "name": "face_det_scrfd_500m",
             "file": "face_det_scrfd_500m_kps.onnx",
             "loaded": true,
             "license": "InsightFace pretrained model: non-commercial research use only",
+            "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 3322,
-            "warmup_ms": 518
+            "load_ms": 414,
+            "warmup_ms": 52
           }
         ]
       },
@@ -255,16 +261,18 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "module": "face",
         "loaded": true,
         "reason": "similarity calibration: exponential tail fitted over the top 3% of impostor scores, 3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images). Impostor pairs accepted at each threshold: 0.3: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0.4: 0 of 3204 (FAR <= 1.2e-3 at 95%), 0...",
+        "commercial_use": false,
         "models": [
           {
             "name": "face_rec_faceplugin_512d",
             "file": "face_rec_faceplugin_512d.onnx",
             "loaded": true,
             "license": "package.json says MIT (LICENSE text is a copied template \"Copyright (c) 2021 gitguanqi\")",
+            "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 4127,
-            "warmup_ms": 318
+            "load_ms": 538,
+            "warmup_ms": 59
           }
         ]
       },
@@ -272,26 +280,29 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "name": "liveness",
         "module": "face",
         "loaded": true,
+        "commercial_use": true,
         "models": [
           {
             "name": "antispoof_minifasnet_v2",
             "file": "antispoof_minifasnet_v2_scale2.7_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+            "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 2450,
-            "warmup_ms": 825
+            "load_ms": 388,
+            "warmup_ms": 47
           },
           {
             "name": "antispoof_minifasnet_v1se",
             "file": "antispoof_minifasnet_v1se_scale4.0_80x80.onnx",
             "loaded": true,
             "license": "Apache-2.0 (Silent-Face-Anti-Spoofing)",
+            "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 2894,
-            "warmup_ms": 543
+            "load_ms": 502,
+            "warmup_ms": 19
           }
         ]
       }
@@ -301,7 +312,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "4596fc6f7ebdbce58786ff9deb10876f6793214f",
+      "commit": "bb8bd1d0c1c8dc8ebe854143a3aaf9ae5de0af34",
       "node": "v20.20.2",
       "models": [
         {
@@ -331,37 +342,37 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "c257d1fe-f662-4aad-865c-458461e0dacd",
+        "id": "8a0241f3-6779-4919-a939-b9f2bb6ae1da",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T14:21:27.189Z",
+        "timestamp": "2026-11-25T14:57:49.310Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 8,
+          "track_id": 4,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
-            "out": 2
+            "out": 4
           }
         },
         "camera_id": "hall"
       },
       {
-        "id": "8da0dd60-2b8a-452c-9349-2e9f49b00f04",
+        "id": "0c276726-9150-4eb4-a16c-63a79c774815",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T14:21:27.188Z",
+        "timestamp": "2026-11-25T14:57:49.099Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 23,
+          "track_id": 5,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
-            "out": 1
+            "out": 3
           }
         },
         "camera_id": "hall"
@@ -375,34 +386,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+        "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T14:21:28.388+00:00",
+        "created_at": "2026-11-25T14:57:50.226+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+      "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795616488481000",
-          "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
-          "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+          "delivery_id": "1795618670228000",
+          "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+          "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T14:21:28.481+00:00",
-          "updated_at": "2026-11-25T14:21:29.644+00:00",
+          "created_at": "2026-11-25T14:57:50.228+00:00",
+          "updated_at": "2026-11-25T14:57:50.310+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -415,10 +426,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
+          "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
           "size": 1,
-          "first_seen": "2026-11-25T14:20:43.985Z",
-          "last_seen": "2026-11-25T14:20:43.985Z",
+          "first_seen": "2026-11-25T14:57:39.038Z",
+          "last_seen": "2026-11-25T14:57:39.038Z",
           "watchlists": [
             "default"
           ],
@@ -478,10 +489,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "aeaac1e9-a636-44cc-b586-3c301a4752a6",
+          "cluster_id": "41fe4738-dd5c-4c03-9528-4e76c251304d",
           "size": 1,
-          "first_seen": "2026-11-25T14:20:43.533Z",
-          "last_seen": "2026-11-25T14:20:43.533Z",
+          "first_seen": "2026-11-25T14:57:38.978Z",
+          "last_seen": "2026-11-25T14:57:38.978Z",
           "watchlists": [
             "default"
           ],
@@ -545,10 +556,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
+      "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
       "size": 1,
-      "first_seen": "2026-11-25T14:20:43.985Z",
-      "last_seen": "2026-11-25T14:20:43.985Z",
+      "first_seen": "2026-11-25T14:57:39.038Z",
+      "last_seen": "2026-11-25T14:57:39.038Z",
       "watchlists": [
         "default"
       ],
@@ -618,26 +629,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+      "session_id": "51f6497d-784a-4936-8718-718fa622f027",
       "challenges": [
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "TURN_RIGHT",
+          "instruction": "turn head right",
+          "timeout_seconds": 5
+        },
         {
           "type": "TURN_LEFT",
           "instruction": "turn head left",
           "timeout_seconds": 5
-        },
-        {
-          "type": "LOOK_DOWN",
-          "instruction": "look downward",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "BLINK",
-          "instruction": "blink eyes",
-          "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "TURN_LEFT",
+      "current_challenge": "OPEN_MOUTH",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -645,10 +656,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T14:21:17.183Z",
-      "expires_at": "2026-11-25T14:26:17.183Z",
-      "challenge_started_at": "2026-11-25T14:21:17.255Z",
-      "challenge_deadline": "2026-11-25T14:21:22.255Z",
+      "created_at": "2026-11-25T14:57:41.636Z",
+      "expires_at": "2026-11-25T15:02:41.636Z",
+      "challenge_started_at": "2026-11-25T14:57:41.643Z",
+      "challenge_deadline": "2026-11-25T14:57:46.643Z",
       "ended_at": null
     }
   },
@@ -658,13 +669,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 9.96,
-        "frame_count": 86,
+        "fps": 10,
+        "frame_count": 81,
         "status": "running",
         "last_error": null,
-        "processed_fps": 4.37,
+        "processed_fps": 10.02,
         "decoder": "cpu",
-        "loop": true
+        "loop": true,
+        "enabled": true
       }
     ]
   },
@@ -673,13 +685,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 9.96,
-      "frame_count": 86,
+      "fps": 10,
+      "frame_count": 81,
       "status": "running",
       "last_error": null,
-      "processed_fps": 4.37,
+      "processed_fps": 10.02,
       "decoder": "cpu",
-      "loop": true
+      "loop": true,
+      "enabled": true
     }
   },
   "GET /api/v1/video/cameras/{camera_id}/counts": {
@@ -694,7 +707,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 2
+          "out": 4
         }
       ],
       "zones": [
@@ -712,16 +725,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T14:15:00.000Z",
-      "to": "2026-11-25T14:21:27.892Z",
+      "from": "2026-11-24T14:45:00.000Z",
+      "to": "2026-11-25T14:57:49.961Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-25T14:15:00.000Z",
-          "end": "2026-11-25T14:30:00.000Z",
+          "start": "2026-11-25T14:45:00.000Z",
+          "end": "2026-11-25T15:00:00.000Z",
           "in": 0,
-          "out": 2,
+          "out": 4,
           "entered": 0,
           "exited": 0,
           "peak_occupancy": 0
@@ -749,10 +762,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T14:21:19.223Z",
+        "created_at": "2026-11-25T14:57:41.895Z",
         "counts": {
           "in": 0,
-          "out": 2
+          "out": 4
         }
       }
     ]
@@ -785,7 +798,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T14:21:19.297Z",
+        "created_at": "2026-11-25T14:57:41.904Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -814,14 +827,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+          "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T14:20:39.405Z",
-          "updated_at": "2026-11-25T14:20:39.405Z"
+          "enrolled_at": "2026-11-25T14:57:38.547Z",
+          "updated_at": "2026-11-25T14:57:38.547Z"
         }
       ]
     }
@@ -832,12 +845,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+      "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T14:21:28.388+00:00",
+      "created_at": "2026-11-25T14:57:50.226+00:00",
       "enabled": true
     },
     "request": {
@@ -928,14 +941,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       ],
       "check_digits_valid": true,
       "field_confidence": {
-        "document_code": 0.997,
-        "issuing_country": 0.993,
+        "document_code": 0.998,
+        "issuing_country": 0.997,
         "document_number": 0.914,
         "surname": 0.974,
-        "given_names": 0.992,
-        "nationality": 0.899,
+        "given_names": 0.996,
+        "nationality": 0.997,
         "date_of_birth": 0.987,
-        "sex": 0.953,
+        "sex": 0.999,
         "expiry_date": 0.93
       },
       "warnings": []
@@ -1041,14 +1054,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ],
         "check_digits_valid": true,
         "field_confidence": {
-          "document_code": 0.997,
-          "issuing_country": 0.992,
+          "document_code": 0.998,
+          "issuing_country": 0.995,
           "document_number": 0.935,
           "surname": 0.984,
-          "given_names": 0.985,
-          "nationality": 0.814,
+          "given_names": 0.996,
+          "nationality": 0.994,
           "date_of_birth": 0.98,
-          "sex": 0.992,
+          "sex": 1,
           "expiry_date": 0.937
         },
         "warnings": []
@@ -1148,13 +1161,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+      "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T14:21:28.388+00:00",
+      "created_at": "2026-11-25T14:57:50.226+00:00",
       "enabled": true
     },
     "request": {
@@ -1168,15 +1181,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795616489900000",
-      "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
-      "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+      "delivery_id": "1795618670323000",
+      "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+      "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T14:21:29.900+00:00",
-      "updated_at": "2026-11-25T14:21:29.900+00:00",
-      "next_attempt_at": "2026-11-25T14:21:29.900Z",
+      "created_at": "2026-11-25T14:57:50.323+00:00",
+      "updated_at": "2026-11-25T14:57:50.323+00:00",
+      "next_attempt_at": "2026-11-25T14:57:50.323Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1184,26 +1197,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "460bf97e-e961-4a08-af4a-c614ff90636b",
+      "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T14:21:28.388+00:00",
+      "created_at": "2026-11-25T14:57:50.226+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+        "id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T14:21:28.481Z",
+        "timestamp": "2026-11-25T14:57:50.228Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 460bf97e-e961-4a08-af4a-c614ff90636b",
+          "message": "test delivery to webhook 62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1212,15 +1225,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795616488481000",
-        "webhook_id": "460bf97e-e961-4a08-af4a-c614ff90636b",
-        "event_id": "3f235387-fe26-4117-b593-2a43a0d48a4a",
+        "delivery_id": "1795618670228000",
+        "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+        "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T14:21:28.481+00:00",
-        "updated_at": "2026-11-25T14:21:28.481+00:00",
-        "next_attempt_at": "2026-11-25T14:21:28.481Z",
+        "created_at": "2026-11-25T14:57:50.228+00:00",
+        "updated_at": "2026-11-25T14:57:50.228+00:00",
+        "next_attempt_at": "2026-11-25T14:57:50.228Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1287,7 +1300,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+          "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1305,7 +1318,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+        "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1315,7 +1328,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+          "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1454,13 +1467,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "4e8d5130-af0f-4d89-b659-58da07631e67",
+      "identity_id": "815581db-5fb9-403b-bfc5-49e2ad600f73",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "7e9be263-cd00-46d9-ace6-1bf655e2ac1d",
+      "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
       "promoted_samples": 1
     },
     "request": {
@@ -1470,21 +1483,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
+      "session_id": "51f6497d-784a-4936-8718-718fa622f027",
       "challenges": [
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "TURN_RIGHT",
+          "instruction": "turn head right",
+          "timeout_seconds": 5
+        },
         {
           "type": "TURN_LEFT",
           "instruction": "turn head left",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "LOOK_DOWN",
-          "instruction": "look downward",
-          "timeout_seconds": 5
-        },
-        {
-          "type": "BLINK",
-          "instruction": "blink eyes",
           "timeout_seconds": 5
         }
       ]
@@ -1492,8 +1505,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "fccbc90c-297f-4939-b477-693814ce73d7",
-      "challenge_type": "TURN_LEFT",
+      "session_id": "51f6497d-784a-4936-8718-718fa622f027",
+      "challenge_type": "OPEN_MOUTH",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1627,7 +1640,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
-      "loop": true
+      "loop": true,
+      "enabled": true
     },
     "request": {
       "camera_id": "hall",
@@ -1664,6 +1678,36 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "rule_id": "walkway"
     }
   },
+  "POST /api/v1/video/cameras/{camera_id}/disable": {
+    "response": {
+      "camera_id": "hall",
+      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+      "is_running": false,
+      "fps": 0,
+      "frame_count": 82,
+      "status": "stopped",
+      "last_error": "disabled",
+      "processed_fps": 0,
+      "decoder": "cpu",
+      "loop": true,
+      "enabled": false
+    }
+  },
+  "POST /api/v1/video/cameras/{camera_id}/enable": {
+    "response": {
+      "camera_id": "hall",
+      "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+      "is_running": true,
+      "fps": 0,
+      "frame_count": 82,
+      "status": "starting",
+      "last_error": "disabled",
+      "processed_fps": 10.04,
+      "decoder": "cpu",
+      "loop": true,
+      "enabled": true
+    }
+  },
   "POST /api/v1/video/cameras/{camera_id}/lines": {
     "response": {
       "rule_id": "walkway",
@@ -1682,7 +1726,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T14:21:19.223Z",
+      "created_at": "2026-11-25T14:57:41.895Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1729,7 +1773,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T14:21:19.297Z",
+      "created_at": "2026-11-25T14:57:41.904Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1761,7 +1805,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "8986da52-e9a9-45e6-9fb4-344232e349be",
+      "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {
