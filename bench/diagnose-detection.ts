@@ -58,7 +58,9 @@ const H_BINS = [0, 50, 100, 200, Infinity];
 const OCC_BINS = [0, 0.01, 0.3, 0.6, 1.01];
 
 console.log(machineLine());
-console.log(`seed ${seed} | detections scored >= ${minScore} against gt.txt at IoU 0.5 | ${opts.wide ? 'scenes in 1920x1080' : 'scenes as recorded'}${opts.tiles !== '1' ? `, ${opts.tiles}x${opts.tiles} tiles` : ''}`);
+console.log(
+  `seed ${seed} | detections scored >= ${minScore} against gt.txt at IoU 0.5 | ${opts.wide ? 'scenes in 1920x1080' : 'scenes as recorded'}${opts.tiles !== '1' ? `, ${opts.tiles}x${opts.tiles} tiles` : ''}`,
+);
 const detRows: string[] = [];
 const bottomRows: string[] = [];
 const oracleRows: string[] = [];
@@ -116,7 +118,9 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   detRows.push(
     `| ${scene.name} | ${nGt} | ${pct(tp, nGt)} | ${pct(tp, nDet)} | ${hRecall.map((b) => (b.n ? `${pct(b.hit, b.n)} (${b.n})` : '-')).join(' | ')} | ${oRecall.map((b) => (b.n ? `${pct(b.hit, b.n)} (${b.n})` : '-')).join(' | ')} |`,
   );
-  bottomRows.push(`| ${scene.name} | ${q(topErr, 0.5)} [${q(topErr, 0.1)}, ${q(topErr, 0.9)}] | ${q(bottomErr, 0.5)} [${q(bottomErr, 0.1)}, ${q(bottomErr, 0.9)}] | ${bottomByOcc.map((v) => (v.length ? `${q(v, 0.5)} [${q(v, 0.1)}, ${q(v, 0.9)}]` : '-')).join(' | ')} |`);
+  bottomRows.push(
+    `| ${scene.name} | ${q(topErr, 0.5)} [${q(topErr, 0.1)}, ${q(topErr, 0.9)}] | ${q(bottomErr, 0.5)} [${q(bottomErr, 0.1)}, ${q(bottomErr, 0.9)}] | ${bottomByOcc.map((v) => (v.length ? `${q(v, 0.5)} [${q(v, 0.1)}, ${q(v, 0.9)}]` : '-')).join(' | ')} |`,
+  );
   const truth = truthCounts(gt, lines, zones, place.frameW, place.frameH);
   const score = (boxes: MotBox[]) => {
     const c = truthCounts(boxes, lines, zones, place.frameW, place.frameH);
@@ -127,15 +131,27 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   oracleRows.push(`| ${scene.name} | ${score(recallOnly)} | ${score(detOracle)} | ${score(detGtBottom)} | ${score(footFromHeight(detOracle, 8))} | ${score(footFromHeight(detOracle, 8, true))} |`);
 }
 console.log('\nDetection vs gt.txt (recall by annotated box height in the delivered frame, and by occlusion):');
-console.log(`| scene | gt boxes | recall | precision | ${H_BINS.slice(1).map((h, k) => `h ${H_BINS[k]}-${h}`).join(' | ')} | ${OCC_BINS.slice(1).map((o, k) => `occ ${OCC_BINS[k]}-${o}`).join(' | ')} |`);
+console.log(
+  `| scene | gt boxes | recall | precision | ${H_BINS.slice(1)
+    .map((h, k) => `h ${H_BINS[k]}-${h}`)
+    .join(' | ')} | ${OCC_BINS.slice(1)
+    .map((o, k) => `occ ${OCC_BINS[k]}-${o}`)
+    .join(' | ')} |`,
+);
 console.log(`|---|---|---|---|${'---|'.repeat(H_BINS.length - 1 + OCC_BINS.length - 1)}`);
 for (const r of detRows) console.log(r);
 console.log('\nDetected minus annotated edge, in annotated box heights (positive: lower in the picture): median [p10, p90]; bottom by occlusion:');
-console.log(`| scene | top edge, all | bottom edge, all | ${OCC_BINS.slice(1).map((o, k) => `bottom, occ ${OCC_BINS[k]}-${o}`).join(' | ')} |`);
+console.log(
+  `| scene | top edge, all | bottom edge, all | ${OCC_BINS.slice(1)
+    .map((o, k) => `bottom, occ ${OCC_BINS[k]}-${o}`)
+    .join(' | ')} |`,
+);
 console.log(`|---|---|---|${'---|'.repeat(OCC_BINS.length - 1)}`);
 for (const r of bottomRows) console.log(r);
 console.log('\nCount error of the oracles (line error (extra counts) | zone error):');
-console.log('| scene | recall only (line, zone) | det boxes + gt ids (line, zone) | det boxes + gt ids + gt bottom (line, zone) | det boxes + gt ids, bottom = top + median height of 8 frames (line, zone) | same, only where it raises the bottom (line, zone) |');
+console.log(
+  '| scene | recall only (line, zone) | det boxes + gt ids (line, zone) | det boxes + gt ids + gt bottom (line, zone) | det boxes + gt ids, bottom = top + median height of 8 frames (line, zone) | same, only where it raises the bottom (line, zone) |',
+);
 console.log('|---|---|---|---|---|---|');
 for (const r of oracleRows) console.log(r);
 await registry.close();

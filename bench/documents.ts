@@ -112,6 +112,8 @@ for (const [label, s, cpu] of rows) {
         : '';
   console.log(`| ${label} | ${s.n} | ${fmt(s.p50)} | ${fmt(s.p95)} | ${cpu === undefined ? '-' : fmt(cpu)} | ${extra} |`);
 }
-console.log(`\ntargets on a 2-core box: /mrz p50 <= 300 ms (${mrz.p50 <= 300 ? 'met' : 'missed'}), /scan p50 <= 600 ms (${scan.p50 <= 600 ? 'met' : 'missed'}); on a loaded box compare the ratios to the raw-model floor`);
+console.log(
+  `\ntargets on a 2-core box: /mrz p50 <= 300 ms (${mrz.p50 <= 300 ? 'met' : 'missed'}), /scan p50 <= 600 ms (${scan.p50 <= 600 ? 'met' : 'missed'}); on a loaded box compare the ratios to the raw-model floor`,
+);
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

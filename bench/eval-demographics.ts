@@ -43,7 +43,14 @@ console.log(machineLine());
 console.log(`images: ${total}, faces found: ${samples.length}\n`);
 
 if (process.argv.includes('--candidates')) {
-  const variants: [number, boolean][] = [[1.0, false], [1.2, false], [1.4, false], [1.0, true], [1.2, true], [1.4, true]];
+  const variants: [number, boolean][] = [
+    [1.0, false],
+    [1.2, false],
+    [1.4, false],
+    [1.0, true],
+    [1.2, true],
+    [1.4, true],
+  ];
   console.log('| model | crop | gender correct | min margin | median age per identity |');
   console.log('|---|---|---|---|---|');
   for (const c of CANDIDATES) {

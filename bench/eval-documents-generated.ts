@@ -113,7 +113,10 @@ async function evaluate(i: number): Promise<void> {
   errChars += editDistance(hyp, ref);
   totalChars += ref.length;
   if (!allOk) {
-    failureAt.set(i, `#${i} ${id.format} [${doc.conditions.join(',')}] char ${doc.charPx.toFixed(1)}px: ${got ? `wrong ${wrong.join(',')} valid=${got.check_digits_valid} warnings=${(got.warnings ?? []).join(',') || '-'}\n    want ${exp.raw_mrz.join(' / ')}\n    got  ${got.raw_mrz.join(' / ')}` : `${res.statusCode} ${(res.json() as { code?: string }).code}`}`);
+    failureAt.set(
+      i,
+      `#${i} ${id.format} [${doc.conditions.join(',')}] char ${doc.charPx.toFixed(1)}px: ${got ? `wrong ${wrong.join(',')} valid=${got.check_digits_valid} warnings=${(got.warnings ?? []).join(',') || '-'}\n    want ${exp.raw_mrz.join(' / ')}\n    got  ${got.raw_mrz.join(' / ')}` : `${res.statusCode} ${(res.json() as { code?: string }).code}`}`,
+    );
     if (values.dump) writeFileSync(join(values.dump, `${i}.${doc.image[0] === 0xff ? 'jpg' : 'png'}`), doc.image);
   }
   if (++done % 50 === 0) console.error(`  ${done}/${N}: ${ok} fully correct, ${((performance.now() - t0All) / done / 1000).toFixed(2)} s a document`);

@@ -140,7 +140,9 @@ for (const d of more) {
   moreCharErr += editDistance(got ? got.raw_mrz.join('\n') : '', lines.join('\n'));
   moreChars += lines.join('\n').length;
   const fmtName = (d.labels as { format?: string }).format ?? '';
-  console.log(`| ${name} | ${fmtName} | ${exact ? 'all lines right' : got ? 'wrong' : `${res.statusCode}`} | ${got ? got.raw_mrz.join(' / ') : ''} | ${got ? `${got.check_digits_valid}${got.warnings?.length ? ` (warnings: ${got.warnings.join(', ')})` : ''}` : ''} |`);
+  console.log(
+    `| ${name} | ${fmtName} | ${exact ? 'all lines right' : got ? 'wrong' : `${res.statusCode}`} | ${got ? got.raw_mrz.join(' / ') : ''} | ${got ? `${got.check_digits_valid}${got.warnings?.length ? ` (warnings: ${got.warnings.join(', ')})` : ''}` : ''} |`,
+  );
 }
 console.log('\n| held-back measure (mrz-more) | Vigil |');
 console.log('|---|---|');

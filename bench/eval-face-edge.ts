@@ -44,7 +44,8 @@ const iou = (a: Box, b: Box) => {
 /** The crop rectangle in the photo, or null when the photo leaves no room for it. */
 function cutWindow(box: Box, fraction: number, W: number, H: number): { rect: Box; side: string } {
   const [x1, y1, x2, y2] = box;
-  const fw = x2 - x1, fh = y2 - y1;
+  const fw = x2 - x1,
+    fh = y2 - y1;
   const margin = () => (1 + rand()) * Math.max(fw, fh);
   let rect: Box = [x1 - margin(), y1 - margin(), x2 + margin(), y2 + margin()];
   const side = ['left', 'right', 'top', 'bottom'][Math.floor(rand() * 4)]!;
@@ -67,7 +68,10 @@ async function crop(img: RgbImage, r: Box): Promise<RgbImage> {
 console.log(`<!-- ${machineLine()} -->`);
 console.log(`\nseed ${seed}, detector ${detector}, edge pad ${PAD}\n`);
 const dataDir = mkdtempSync(join(tmpdir(), 'vigil-edge-'));
-const config = loadConfig({ env: {}, overrides: { face: { detector, enable_liveness: false, enable_demographics: false }, server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: dataDir } } });
+const config = loadConfig({
+  env: {},
+  overrides: { face: { detector, enable_liveness: false, enable_demographics: false }, server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: dataDir } },
+});
 const app = await buildApp(config);
 await app.ready();
 const face = app.face;

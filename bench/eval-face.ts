@@ -155,7 +155,9 @@ async function verification(): Promise<void> {
   out();
   out('### Calibrated similarity: TAR / FAR at the spec thresholds');
   out();
-  out('With the calibration the service ships (per recognizer, fitted by bench/eval-far.ts). The FARs of the table (1e-4 ... 1e-10) cannot be measured with ~1,400 impostor pairs: a measured 0.0% means "none of these pairs", not 1e-6.');
+  out(
+    'With the calibration the service ships (per recognizer, fitted by bench/eval-far.ts). The FARs of the table (1e-4 ... 1e-10) cannot be measured with ~1,400 impostor pairs: a measured 0.0% means "none of these pairs", not 1e-6.',
+  );
   out();
   out(`| detector | recognizer | ${FAR_TABLE.map((r) => `${r.threshold} (FAR ~${r.far.toExponential(0)})`).join(' | ')} | top impostor / lowest genuine (calibrated) |`);
   out(`|---|---|${FAR_TABLE.map(() => '---').join('|')}|---|`);
@@ -168,7 +170,10 @@ async function passiveLiveness(): Promise<void> {
   out();
   out('| image | label | attack | faces | is_live | score |');
   out('|---|---|---|---|---|---|');
-  let attacks = 0, attacksAccepted = 0, bona = 0, bonaRejected = 0;
+  let attacks = 0,
+    attacksAccepted = 0,
+    bona = 0,
+    bonaRejected = 0;
   await withApp('scrfd_500m', async (app) => {
     for (const f of faceFiles('pad')) {
       const faces = await app.face.analyze(await decode(f.path), { embed: false, quality: false, liveness: true });
@@ -181,7 +186,9 @@ async function passiveLiveness(): Promise<void> {
         attacks++;
         if (l?.is_live) attacksAccepted++;
       }
-      out(`| ${f.file.replace('faces/pad/', '')} | ${f.labels.liveness} | ${f.labels.attack_type?.split(/[:(]/)[0]?.trim() ?? ''} | ${faces.length} | ${l?.is_live ?? '-'} | ${l ? f3(l.score) : '-'} |`);
+      out(
+        `| ${f.file.replace('faces/pad/', '')} | ${f.labels.liveness} | ${f.labels.attack_type?.split(/[:(]/)[0]?.trim() ?? ''} | ${faces.length} | ${l?.is_live ?? '-'} | ${l ? f3(l.score) : '-'} |`,
+      );
     }
   });
   out();
@@ -198,7 +205,13 @@ async function passiveLiveness(): Promise<void> {
       if (face?.result.liveness?.is_live) c[0]++;
     }
   });
-  out('Identity photos (no liveness label): ' + Object.entries(byKind).map(([k, [live, n]]) => `${k}: ${live}/${n} judged live`).join('; ') + '.');
+  out(
+    'Identity photos (no liveness label): ' +
+      Object.entries(byKind)
+        .map(([k, [live, n]]) => `${k}: ${live}/${n} judged live`)
+        .join('; ') +
+      '.',
+  );
   out();
   json.pad = { attacks, attacksAccepted, bona, bonaRejected, identities: byKind };
 }

@@ -65,7 +65,9 @@ function table(title: string, fit: ImpostorFit, genuine: number[], impostor: num
     console.log(`| ${row.threshold} | ${sci(row.far)} | ${raw.toFixed(3)} | ${k} / ${impostor.length} | ${sci(k / impostor.length)} (${sci(lo)} to ${sci(hi)}) | ${pct(tar)} |`);
   }
   const top = Math.max(...impostor);
-  console.log(`\nTop impostor pair raw ${top.toFixed(3)} (calibrated ${cal.calibrate(top).toFixed(3)}); TAR at FAR 0: ${pct(genuine.filter((s) => s > top).length / genuine.length)} of ${genuine.length} genuine pairs.\n`);
+  console.log(
+    `\nTop impostor pair raw ${top.toFixed(3)} (calibrated ${cal.calibrate(top).toFixed(3)}); TAR at FAR 0: ${pct(genuine.filter((s) => s > top).length / genuine.length)} of ${genuine.length} genuine pairs.\n`,
+  );
 }
 
 /** People split in halves at random: the shipped procedure on one half, measured on the other. */
@@ -79,7 +81,11 @@ function heldOut(rec: string, random: () => number): void {
     const fitHalf = facePairs(faces, score, (a, b) => side(a) && side(b)).impostor;
     const checkHalf = facePairs(faces, score, (a, b) => !side(a) && !side(b)).impostor.map((p) => p.s);
     if (fitHalf.length < 200 || checkHalf.length < 200) continue;
-    const raws = tailThresholds(fitHalf.map((p) => p.s), TAIL_SHARE, targets);
+    const raws = tailThresholds(
+      fitHalf.map((p) => p.s),
+      TAIL_SHARE,
+      targets,
+    );
     targets.forEach((far, i) => {
       sums[i]!.predicted += far * checkHalf.length;
       sums[i]!.measured += checkHalf.filter((x) => x >= raws[i]!).length;
@@ -104,7 +110,12 @@ for (const rec of recognizers) {
   const scores = impostor.map((p) => p.s);
   console.log(`### ${rec}\n`);
   const fit = impostorFit(scores, TAIL_SHARE, `${scores.length} impostor pairs among ${faces.length} faces of ${people.length} people (every identified face of the shared images)`);
-  const spread = thresholdSpread(impostor, TAIL_SHARE, FAR_TABLE.map((r) => r.far), random);
+  const spread = thresholdSpread(
+    impostor,
+    TAIL_SHARE,
+    FAR_TABLE.map((r) => r.far),
+    random,
+  );
   console.log('How the fitted raw threshold moves with the people measured (200 half-samples of the people; 5th / 50th / 95th percentile):\n');
   console.log(FAR_TABLE.map((r, i) => `${r.threshold} (FAR ${sci(r.far)}): ${spread[i]!.map((v) => v.toFixed(3)).join(' / ')}`).join('; ') + '\n');
   fits[rec] = fit;

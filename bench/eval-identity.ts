@@ -105,7 +105,9 @@ try {
     }
   }
 
-  console.log(`| recognizer | enrolled | probes | rank-1 | top match >= ${THRESHOLD} | never-enrolled probes | false positives at ${THRESHOLD} (FPIR) | lowest genuine rank-1 similarity | highest never-enrolled similarity |`);
+  console.log(
+    `| recognizer | enrolled | probes | rank-1 | top match >= ${THRESHOLD} | never-enrolled probes | false positives at ${THRESHOLD} (FPIR) | lowest genuine rank-1 similarity | highest never-enrolled similarity |`,
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
   console.log(
     `| ${app.face.recognizerName} | ${enrolled.size} | ${probes} | ${rank1}/${probes} = ${((100 * rank1) / probes).toFixed(1)}% | ${atThreshold}/${probes} = ${((100 * atThreshold) / probes).toFixed(1)}% | ${openProbes} | ${falsePositives} (${((100 * falsePositives) / Math.max(1, openProbes)).toFixed(1)}%) | ${minGenuine.toFixed(4)} | ${maxImpostor.toFixed(4)} |`,

@@ -63,9 +63,14 @@ console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const [name, n] of Object.entries(USED)) {
   const r = rows.find((x) => x.n === n);
   if (!r) continue;
-  for (const [label, s] of [[name, r.a], [`${name} mirrored`, r.b]] as const) {
+  for (const [label, s] of [
+    [name, r.a],
+    [`${name} mirrored`, r.b],
+  ] as const) {
     const m = s.m.measures;
-    console.log(`| ${label} | ${n} | ${f1(m.yaw)} | ${f1(m.pitch)} | ${f2(m.smile)} | ${f2(m.jawOpen)} | ${f2(Math.max(m.blinkLeft, m.blinkRight))} | ${f2(s.m.presence)} | ${f2(s.m.eyeFit)} | ${s.face.liveness ? f2(s.face.liveness.score) : '-'} |`);
+    console.log(
+      `| ${label} | ${n} | ${f1(m.yaw)} | ${f1(m.pitch)} | ${f2(m.smile)} | ${f2(m.jawOpen)} | ${f2(Math.max(m.blinkLeft, m.blinkRight))} | ${f2(s.m.presence)} | ${f2(s.m.eyeFit)} | ${s.face.liveness ? f2(s.face.liveness.score) : '-'} |`,
+    );
   }
 }
 
@@ -93,13 +98,17 @@ const impostor: number[] = [];
 for (const c of clipSeen) for (const p of others) impostor.push(sim(c, p.seen));
 const thr = t.config.liveness.same_person_threshold;
 console.log(`\n4. same-person similarity (${t.app.face.recognizerName}, calibrated scale), threshold liveness.same_person_threshold = ${thr}`);
-console.log(`   genuine: ${genuine.length} pairs of clip frames (95-105 px faces, yaw -30..+30, mirrors included): min ${f2(Math.min(...genuine))}, p1 ${f2(percentile(genuine, 1))}, p5 ${f2(percentile(genuine, 5))}, median ${f2(percentile(genuine, 50))}; below threshold ${genuine.filter((v) => v < thr).length}`);
+console.log(
+  `   genuine: ${genuine.length} pairs of clip frames (95-105 px faces, yaw -30..+30, mirrors included): min ${f2(Math.min(...genuine))}, p1 ${f2(percentile(genuine, 1))}, p5 ${f2(percentile(genuine, 5))}, median ${f2(percentile(genuine, 50))}; below threshold ${genuine.filter((v) => v < thr).length}`,
+);
 for (const th of [0.15, 0.2, 0.25, 0.3, 0.35]) {
   const g = genuine.filter((v) => v < th).length;
   const i = impostor.filter((v) => v >= th).length;
   console.log(`   at ${th}: genuine pairs below ${g} (${((100 * g) / genuine.length).toFixed(2)} %), impostor pairs at or above ${i} (${((100 * i) / impostor.length).toFixed(2)} %)`);
 }
-console.log(`   impostor: ${impostor.length} pairs clip frame x other identity photo: max ${f2(Math.max(...impostor))}, p99 ${f2(percentile(impostor, 99))}, median ${f2(percentile(impostor, 50))}; at or above threshold ${impostor.filter((v) => v >= thr).length}`);
+console.log(
+  `   impostor: ${impostor.length} pairs clip frame x other identity photo: max ${f2(Math.max(...impostor))}, p99 ${f2(percentile(impostor, 99))}, median ${f2(percentile(impostor, 50))}; at or above threshold ${impostor.filter((v) => v >= thr).length}`,
+);
 
 // 5. Passive liveness on pad/.
 console.log('\n5. passive liveness (face service) on faces/pad');

@@ -28,7 +28,12 @@ async function face(file: string): Promise<{ img: RgbImage; region: ReturnType<t
   const [f] = await t.app.face.detect(img, { maxFaces: 1 });
   return f && { img, region: faceRegion(f.box, f.kps, 1.0, false) };
 }
-const nhwc = (crop: Buffer, size: number) => new ort.Tensor('float32', Float32Array.from(crop, (v) => v / 255), [1, size, size, 3]);
+const nhwc = (crop: Buffer, size: number) =>
+  new ort.Tensor(
+    'float32',
+    Float32Array.from(crop, (v) => v / 255),
+    [1, size, size, 3],
+  );
 
 console.log(machineLine());
 console.log('\n| image | label | human antispoof (1 = real) | human liveness [live, spoof] |');

@@ -93,7 +93,12 @@ const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
 
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
 function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {
-  const tracker = new ByteTracker({ ...defaultTrackerSettings(Number(opts.high), Number(opts.buffer)), ...(opts.direction ? { directionWeight: Number(opts.direction) } : {}), ...(opts.match ? { matchThresh: Number(opts.match) } : {}), ...(opts.low ? { lowThresh: Number(opts.low) } : {}) });
+  const tracker = new ByteTracker({
+    ...defaultTrackerSettings(Number(opts.high), Number(opts.buffer)),
+    ...(opts.direction ? { directionWeight: Number(opts.direction) } : {}),
+    ...(opts.match ? { matchThresh: Number(opts.match) } : {}),
+    ...(opts.low ? { lowThresh: Number(opts.low) } : {}),
+  });
   const counting = new CameraCounting({
     ...(opts.reach ? { reassociateReach: Number(opts.reach) } : {}),
     ...(opts['height-frames'] ? { heightFrames: Number(opts['height-frames']) } : {}),
@@ -109,7 +114,8 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
   frames.forEach((f, i) => {
     if (i % step !== 0) return;
     const { tracks, removed } = opts.oracle === 'gt-ids' || opts.oracle === 'det-ids' ? { tracks: oracleTracks(f as OracleFrame), removed: [] } : tracker.update(f.dets);
-    for (const e of counting.process(footCap ? footCap.apply(tracks) : tracks, removed, f.width, f.height)) if (e.type === 'line_crossed') events.push({ frame: i + 1, line: e.rule.rule_id, id: e.data.track_id, dir: e.data.direction });
+    for (const e of counting.process(footCap ? footCap.apply(tracks) : tracks, removed, f.width, f.height))
+      if (e.type === 'line_crossed') events.push({ frame: i + 1, line: e.rule.rule_id, id: e.data.track_id, dir: e.data.direction });
     const s = frameW / f.width;
     for (const t of tracks) hyp.push({ frame: i + 1, id: t.trackId, x: t.x1 * s, y: t.y1 * s, w: (t.x2 - t.x1) * s, h: (t.y2 - t.y1) * s });
   });
@@ -120,9 +126,14 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
 }
 
 console.log(machineLine());
-console.log(`seed ${seed} (--seed ${seed} replays) | ${nLines} random lines + ${nZones} random zones per scene | ${opts.wide ? 'scenes placed in 1920x1080' : 'scenes as recorded'} | every ${step === 1 ? '' : `${step}th `}frame`);
-if (opts.oracle) console.log(`oracle detections: annotated boxes${opts.oracle === 'gt-ids' ? ' with annotated ids (no tracker)' : ' through ByteTrack'}, jitter ${opts.jitter} box heights, dropout ${opts.dropout}`);
-console.log(`detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`);
+console.log(
+  `seed ${seed} (--seed ${seed} replays) | ${nLines} random lines + ${nZones} random zones per scene | ${opts.wide ? 'scenes placed in 1920x1080' : 'scenes as recorded'} | every ${step === 1 ? '' : `${step}th `}frame`,
+);
+if (opts.oracle)
+  console.log(`oracle detections: annotated boxes${opts.oracle === 'gt-ids' ? ' with annotated ids (no tracker)' : ' through ByteTrack'}, jitter ${opts.jitter} box heights, dropout ${opts.dropout}`);
+console.log(
+  `detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`,
+);
 console.log('');
 const rows: string[] = [];
 const motRows: string[] = [];
@@ -140,7 +151,12 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const motBoxes = placeBoxes(gt.boxes, place, scene, false);
   const truth = truthCounts(gtBoxes, lines, zones, place.frameW, place.frameH);
   const noise = { jitter: Number(opts.jitter), dropout: Number(opts.dropout) };
-  const input = opts.oracle === 'det-ids' ? detectionsWithTruthIds(frames, gtBoxes, place.frameW) : opts.oracle ? oracleFrames(gtBoxes, frames.length, place.frameW, place.frameH, noise, seededRandom(seed ^ sceneHash(`${scene.name}-oracle`))) : frames;
+  const input =
+    opts.oracle === 'det-ids'
+      ? detectionsWithTruthIds(frames, gtBoxes, place.frameW)
+      : opts.oracle
+        ? oracleFrames(gtBoxes, frames.length, place.frameW, place.frameH, noise, seededRandom(seed ^ sceneHash(`${scene.name}-oracle`)))
+        : frames;
   const t0 = performance.now();
   const v = runVigil(input, lines, zones, place.frameW);
   const trackMs = (performance.now() - t0) / Math.ceil(frames.length / step);
@@ -157,7 +173,12 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   );
   if (opts.diagnose) {
     const why = diagnose(truthEvents(gtBoxes, lines, place.frameW, place.frameH), v.events, gtBoxes, v.hyp, Math.max(3, Math.round(scene.fps)), opts.verbose ? console.log : undefined);
-    console.log(`${scene.name}: ${Object.entries(why).sort().map(([k, n]) => `${k} ${n}`).join(' | ')}`);
+    console.log(
+      `${scene.name}: ${Object.entries(why)
+        .sort()
+        .map(([k, n]) => `${k} ${n}`)
+        .join(' | ')}`,
+    );
   }
   if (opts.verbose) {
     for (const l of lines) {

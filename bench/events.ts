@@ -147,7 +147,7 @@ async function benchWebhooks(): Promise<string[]> {
       lat2.length = 0;
       const secs = await emitAndWait(app, N, null, () => delivered);
       out.push(line(`Vigil emit -> delivered, ${WORKERS} workers (saturated; latency includes queueing)`, N, secs, summarize(lat2)));
-      out.push(`| ratio Vigil / bare (saturated throughput) | | ${((N / secs) / (N / bareSecs)).toFixed(2)} | | | |`);
+      out.push(`| ratio Vigil / bare (saturated throughput) | | ${(N / secs / (N / bareSecs)).toFixed(2)} | | | |`);
       lat2.length = 0;
       const pacedN2 = Math.min(N, RATE * 5);
       const secs2 = await emitAndWait(app, pacedN2, RATE, () => delivered);
@@ -199,7 +199,7 @@ async function benchMqtt(): Promise<string[]> {
       t0 = performance.now();
       const secs = await emitAndWait(app, N, null, () => mirror.published);
       out.push(line('Vigil mirror: emit -> PUBACK (durable queue), QoS 1', N, secs));
-      out.push(`| ratio Vigil / raw | | ${((N / secs) / (N / rawSecs)).toFixed(2)} | | | |`);
+      out.push(`| ratio Vigil / raw | | ${(N / secs / (N / rawSecs)).toFixed(2)} | | | |`);
     } finally {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -86,7 +86,14 @@ async function main() {
   const cases: [string, string, Part[]][] = [
     ['/detect one face 640x480', '/detect', [{ name: 'image', file: one, contentType: 'image/jpeg' }]],
     ['/detect six faces 710x473', '/detect', [{ name: 'image', file: six, contentType: 'image/jpeg' }]],
-    ['/verify two 640x480 one-face', '/verify', [{ name: 'image1', file: one, contentType: 'image/jpeg' }, { name: 'image2', file: two, contentType: 'image/jpeg' }]],
+    [
+      '/verify two 640x480 one-face',
+      '/verify',
+      [
+        { name: 'image1', file: one, contentType: 'image/jpeg' },
+        { name: 'image2', file: two, contentType: 'image/jpeg' },
+      ],
+    ],
   ];
   console.log(machineLine());
   console.log(`builds: this checkout vs ${BASE}, both compiled and run as node dist/src/cli.js with the defaults; n=${N} per row, alternated in blocks of ${BLOCK} requests\n`);

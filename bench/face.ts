@@ -116,7 +116,13 @@ async function openFloor(models: [string, string, number[]][]): Promise<RawFloor
   for (const [key, file, dims] of models) {
     const session = await ort.InferenceSession.create(rewriteForCpu(readFileSync(join(ROOT, 'models', file))).bytes, { graphOptimizationLevel: 'all', logSeverityLevel: 3 });
     const size = dims.reduce((a, b) => a * b, 1);
-    const feeds = { [session.inputNames[0]!]: new ort.Tensor('float32', Float32Array.from({ length: size }, () => Math.random() * 2 - 1), dims) };
+    const feeds = {
+      [session.inputNames[0]!]: new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: size }, () => Math.random() * 2 - 1),
+        dims,
+      ),
+    };
     await session.run(feeds);
     sessions.push({ key, session, feeds });
   }
@@ -164,8 +170,14 @@ async function rawModel(file: string, dims: number[], asShipped = false): Promis
 const median = (xs: number[]) => summarize(xs).p50;
 
 async function main() {
-  const one = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
-  const one2 = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama2.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
+  const one = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama.jpg'))
+    .resize(640, 480, { fit: 'cover', position: 'top' })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  const one2 = await sharp(join(FACES, 'identities', 'fr_barack_obama', 'obama2.jpg'))
+    .resize(640, 480, { fit: 'cover', position: 'top' })
+    .jpeg({ quality: 90 })
+    .toBuffer();
   const six = readFileSync(join(FACES, 'multi', 'faceapi_bbt4.jpg'));
   // The third is the pipeline issue #3 set its targets for: demographics came later (#9).
   const daemons: { name: string; env: Record<string, string> }[] = [

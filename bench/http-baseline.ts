@@ -52,7 +52,11 @@ function startDaemon(port: number, dataDir: string, extraEnv: Record<string, str
 async function startupToReady(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
   const sock = join(dir, 'notify.sock');
-  const py = spawn('python3', ['-c', "import socket,sys\ns=socket.socket(socket.AF_UNIX,socket.SOCK_DGRAM)\ns.bind(sys.argv[1])\nprint('L',flush=True)\nwhile True: print(s.recv(4096).decode(),flush=True)", sock], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const py = spawn(
+    'python3',
+    ['-c', "import socket,sys\ns=socket.socket(socket.AF_UNIX,socket.SOCK_DGRAM)\ns.bind(sys.argv[1])\nprint('L',flush=True)\nwhile True: print(s.recv(4096).decode(),flush=True)", sock],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await waitFor(py, /L/);
   const t0 = performance.now();
   const daemon = startDaemon(await freePort(), join(dir, 'data'), { NOTIFY_SOCKET: sock });
@@ -100,7 +104,10 @@ const best = (xs: { rps: number }[]) => Math.max(...xs.map((x) => x.rps));
 console.log(`\nGET health, ${connections} connections, ${seconds} s x ${base.length} alternating rounds each`);
 console.log('| server | mean req/s | best req/s | p50 ms | p99 ms | errors |');
 console.log('|---|---|---|---|---|---|');
-for (const [name, rs] of [['bare fastify route (baseline)', base], ['vigil /api/v1/admin/health', vigil]] as const) {
+for (const [name, rs] of [
+  ['bare fastify route (baseline)', base],
+  ['vigil /api/v1/admin/health', vigil],
+] as const) {
   console.log(`| ${name} | ${avg(rs).toFixed(0)} | ${best(rs).toFixed(0)} | ${rs[rs.length - 1]!.p50} | ${rs[rs.length - 1]!.p99} | ${rs.reduce((a, b) => a + b.errors, 0)} |`);
 }
 console.log(`ratio vigil/baseline: mean ${(avg(vigil) / avg(base)).toFixed(2)}, best ${(best(vigil) / best(base)).toFixed(2)} (target >= 0.8)`);

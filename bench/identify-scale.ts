@@ -50,7 +50,8 @@ async function write(size: number, dir: string) {
   store.open();
   const t0 = performance.now();
   const model = face.recognizerName;
-  const put = (id: string, e: Float32Array) => store.addSamples({ identityId: id, label: id, watchlist: WATCHLIST, metadata: undefined, samples: [{ embedding: e, model, source: 'enroll', quality: null }] }, () => {});
+  const put = (id: string, e: Float32Array) =>
+    store.addSamples({ identityId: id, label: id, watchlist: WATCHLIST, metadata: undefined, samples: [{ embedding: e, model, source: 'enroll', quality: null }] }, () => {});
   for (const r of firsts) await put(`real-${r.identity}`, r.embedding);
   const rand = seeded(size);
   const dim = firsts[0]!.embedding.length;
@@ -126,8 +127,7 @@ async function measure(size: number, dir: string, queries: number, baselineQueri
     (q) => service.match(q, WATCHLIST, 5, 0.4),
   );
   // recall@1 of the int8 path against exact search, per query kind
-  const recall = (qs: Float32Array[]) =>
-    qs.filter((q) => index.search(q, opts(0)).hits[0]?.identityId === index.search(q, opts(Infinity)).hits[0]?.identityId).length / qs.length;
+  const recall = (qs: Float32Array[]) => qs.filter((q) => index.search(q, opts(0)).hits[0]?.identityId === index.search(q, opts(Infinity)).hits[0]?.identityId).length / qs.length;
   const rank1 = probes.filter((p) => service.match(p.embedding, WATCHLIST, 1, 0)[0]?.identity_id === `real-${p.identity}`).length / probes.length;
 
   // Baseline: the plain JS loop everybody writes first, over a Float32Array of the gallery.
@@ -194,7 +194,23 @@ if (values.phase === 'write') {
       const run = (phase: string) => {
         const res = spawnSync(
           process.execPath,
-          ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', 'bench/identify-scale.ts', '--phase', phase, '--size', String(size), '--dir', dir, '--queries', values.queries!, '--baseline-queries', values['baseline-queries']!],
+          [
+            '--expose-gc',
+            '--max-old-space-size=8192',
+            '--import',
+            'tsx',
+            'bench/identify-scale.ts',
+            '--phase',
+            phase,
+            '--size',
+            String(size),
+            '--dir',
+            dir,
+            '--queries',
+            values.queries!,
+            '--baseline-queries',
+            values['baseline-queries']!,
+          ],
           { cwd: packageRoot(), encoding: 'utf8', maxBuffer: 1 << 24 },
         );
         if (res.status !== 0) throw new Error(`${phase} ${size} failed:\n${res.stderr}`);
@@ -203,8 +219,12 @@ if (values.phase === 'write') {
       const w = run('write') as { write_s: number };
       const m = run('measure') as unknown as Awaited<ReturnType<typeof measure>>;
       const r = run('reload') as unknown as Awaited<ReturnType<typeof reload>>;
-      console.log(`${size}: written in ${w.write_s.toFixed(1)} s; ${JSON.stringify({ ...m, exact: undefined, int8: undefined, service: undefined, baseline: undefined })}; restart ${JSON.stringify(r)}`);
-      console.log(`  p50/p95 ms: identify path ${fmt(m.service.p50)}/${fmt(m.service.p95)}, exact ${fmt(m.exact.p50)}/${fmt(m.exact.p95)}, int8 ${fmt(m.int8.p50)}/${fmt(m.int8.p95)}, plain JS ${fmt(m.baseline.p50)}/${fmt(m.baseline.p95)}`);
+      console.log(
+        `${size}: written in ${w.write_s.toFixed(1)} s; ${JSON.stringify({ ...m, exact: undefined, int8: undefined, service: undefined, baseline: undefined })}; restart ${JSON.stringify(r)}`,
+      );
+      console.log(
+        `  p50/p95 ms: identify path ${fmt(m.service.p50)}/${fmt(m.service.p95)}, exact ${fmt(m.exact.p50)}/${fmt(m.exact.p95)}, int8 ${fmt(m.int8.p50)}/${fmt(m.int8.p95)}, plain JS ${fmt(m.baseline.p50)}/${fmt(m.baseline.p95)}`,
+      );
       rows.push(
         `| ${size.toLocaleString('en')} | ${m.mode} | ${fmt(m.service.p50)} / ${fmt(m.service.p95)} | ${fmt(m.exact.p50)} / ${fmt(m.exact.p95)} | ${fmt(m.int8.p50)} / ${fmt(m.int8.p95)} | ${fmt(m.baseline.p50)} | ${(m.baseline.p50 / m.int8.p50).toFixed(0)}x | ${m.recall_random.toFixed(3)} / ${m.recall_near.toFixed(3)} / ${m.recall_real.toFixed(3)} | ${(m.rank1_real * 100).toFixed(1)}% | ${m.load_s.toFixed(1)} s / ${r.load_s.toFixed(1)} s | ${m.rss_mb.toFixed(0)} / ${r.rss_mb.toFixed(0)} (+${r.rss_index_mb.toFixed(0)}) | ${m.db_mb.toFixed(0)} |`,
       );
@@ -212,7 +232,9 @@ if (values.phase === 'write') {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log('\n| gallery | default mode | identify path p50 / p95 ms | exact f32 scan p50 / p95 | int8 scan + re-rank p50 / p95 | plain JS loop p50 | int8 vs plain | recall@1 int8 vs exact (random / near / real) | rank-1 real | start-up load: LMDB walk / snapshot | RSS MB after: LMDB walk / snapshot (+index) | LMDB MB |');
+  console.log(
+    '\n| gallery | default mode | identify path p50 / p95 ms | exact f32 scan p50 / p95 | int8 scan + re-rank p50 / p95 | plain JS loop p50 | int8 vs plain | recall@1 int8 vs exact (random / near / real) | rank-1 real | start-up load: LMDB walk / snapshot | RSS MB after: LMDB walk / snapshot (+index) | LMDB MB |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }

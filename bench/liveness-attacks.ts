@@ -56,7 +56,10 @@ const t = await testApp(overrides as never);
 let now = Date.UTC(2026, 0, 1);
 t.app.liveness.deps.clock = () => now;
 
-const jpeg = (img: RgbImage, q = 90) => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality: q }).toBuffer();
+const jpeg = (img: RgbImage, q = 90) =>
+  sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .jpeg({ quality: q })
+    .toBuffer();
 
 interface Outcome {
   state: string;
@@ -85,7 +88,12 @@ async function send(id: string, buf: Buffer): Promise<{ passed: boolean; state: 
 }
 
 async function outcome(id: string): Promise<Outcome> {
-  const info = (await t.app.inject({ method: 'GET', url: `/api/v1/liveness/sessions/${id}` })).json() as { state: string; failure_reason: string | null; passed_challenges: ChallengeType[]; frames_received: number };
+  const info = (await t.app.inject({ method: 'GET', url: `/api/v1/liveness/sessions/${id}` })).json() as {
+    state: string;
+    failure_reason: string | null;
+    passed_challenges: ChallengeType[];
+    frames_received: number;
+  };
   return { state: info.state, reason: info.failure_reason, passed: info.passed_challenges, frames: info.frames_received };
 }
 
@@ -114,7 +122,10 @@ const victims: Victim[] = [];
 for (const d of readdirSync(idDir).filter((x) => x.startsWith('fr_'))) {
   const files = readdirSync(join(idDir, d)).map((f) => join(idDir, d, f));
   for (const f of files) {
-    const v = await loadVictim(f, files.filter((x) => x !== f));
+    const v = await loadVictim(
+      f,
+      files.filter((x) => x !== f),
+    );
     if (v) victims.push(v);
   }
 }

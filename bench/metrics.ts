@@ -55,12 +55,35 @@ async function scrapeBench(): Promise<void> {
       const add = await app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: cam, source: `rtsp://127.0.0.1:9/${cam}` } });
       if (add.statusCode !== 201) throw new Error(add.body);
       for (let r = 0; r < 2; r++) {
-        await app.inject({ method: 'POST', url: `/api/v1/video/cameras/${cam}/lines`, payload: { rule_id: `line-${r}`, points: [[0.1, 0.3 + r * 0.3], [0.9, 0.3 + r * 0.3]] } });
-        await app.inject({ method: 'POST', url: `/api/v1/video/cameras/${cam}/zones`, payload: { rule_id: `zone-${r}`, points: [[0.1 + r * 0.4, 0.1], [0.4 + r * 0.4, 0.1], [0.4 + r * 0.4, 0.9], [0.1 + r * 0.4, 0.9]] } });
+        await app.inject({
+          method: 'POST',
+          url: `/api/v1/video/cameras/${cam}/lines`,
+          payload: {
+            rule_id: `line-${r}`,
+            points: [
+              [0.1, 0.3 + r * 0.3],
+              [0.9, 0.3 + r * 0.3],
+            ],
+          },
+        });
+        await app.inject({
+          method: 'POST',
+          url: `/api/v1/video/cameras/${cam}/zones`,
+          payload: {
+            rule_id: `zone-${r}`,
+            points: [
+              [0.1 + r * 0.4, 0.1],
+              [0.4 + r * 0.4, 0.1],
+              [0.4 + r * 0.4, 0.9],
+              [0.1 + r * 0.4, 0.9],
+            ],
+          },
+        });
       }
     }
     const text = await app.vigil.metrics.scrape();
-    const rules = text.split('\n').filter((l) => l.startsWith('vigil_zone_occupancy{')).length + text.split('\n').filter((l) => l.startsWith('vigil_line_crossings_total{') && l.includes('direction="in"')).length;
+    const rules =
+      text.split('\n').filter((l) => l.startsWith('vigil_zone_occupancy{')).length + text.split('\n').filter((l) => l.startsWith('vigil_line_crossings_total{') && l.includes('direction="in"')).length;
     const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
     const direct = summarize(await timeIt(N, () => app.vigil.metrics.scrape(), 20));
     const http = summarize(await timeIt(N, () => get(`${url}/metrics`), 20));

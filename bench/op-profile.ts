@@ -30,7 +30,13 @@ const { data, info } = await sharp(photo).resize(640, 480, { fit: 'cover', posit
 const img = { data, width: info.width, height: info.height };
 // The face in that crop as SCRFD-500m finds it (box and 5 landmarks, rounded).
 const box: Box = [230, 60, 400, 290];
-const kps: Point[] = [[283, 160], [355, 160], [320, 200], [290, 245], [350, 245]];
+const kps: Point[] = [
+  [283, 160],
+  [355, 160],
+  [320, 200],
+  [290, 245],
+  [350, 245],
+];
 const liveness = (scale: number) => {
   const [x1, y1, x2, y2] = livenessCropBox(img.width, img.height, box, scale);
   return imageTensorData(cropResize(img, x1, y1, x2, y2, 80, 80), { order: 'bgr', mean: 0, std: 1 });
@@ -87,7 +93,10 @@ for (const [file, input, dims] of models) {
   if (rewrite.bytes !== shipped) graphs.push([`rewritten (${rewrite.prelu} PRelu, ${rewrite.clip} ReLU6 chains)`, rewrite.bytes]);
   for (const [label, bytes] of graphs) {
     const { runMs, ops } = await profile(bytes, input.slice(), dims);
-    const top = ops.slice(0, 5).map(([op, ms]) => `${op} ${ms.toFixed(2)}`).join(', ');
+    const top = ops
+      .slice(0, 5)
+      .map(([op, ms]) => `${op} ${ms.toFixed(2)}`)
+      .join(', ');
     console.log(`| ${file.replace('.onnx', '')} | ${label} | ${runMs.toFixed(2)} | ${top} |`);
   }
 }

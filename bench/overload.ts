@@ -212,7 +212,9 @@ async function main(): Promise<void> {
   console.log(`clients ${CLIENTS}, ${SECONDS} s of load per round, ${ROUNDS} rounds, ${BIG} concurrent 6300x6300 JPEGs`);
   const small = readFileSync(resolve(ROOT, '..', 'shared', 'testdata', 'faces', 'multi', 'faceapi_bbt4.jpg'));
   // A 6300x6300 photo-like JPEG (noise over a gradient, so it does not compress to nothing).
-  const noise = await sharp({ create: { width: 630, height: 630, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+  const noise = await sharp({ create: { width: 630, height: 630, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    .png()
+    .toBuffer();
   const big = await sharp(noise).resize(6300, 6300, { kernel: 'nearest' }).jpeg({ quality: 80 }).toBuffer();
   console.log(`big JPEG: ${(big.length / 1e6).toFixed(1)} MB`);
 
@@ -229,7 +231,19 @@ async function main(): Promise<void> {
   // a change in the box's load (it is shared) falls on all of them alike rather than on one.
   const daemons: Daemon[] = [];
   for (const c of configs) daemons.push({ label: c.label, ...(await startDaemon(c.env)), dispatcher: new Agent({ connections: CLIENTS + 10, pipelining: 0 }) });
-  const results: Result[] = daemons.map((d) => ({ label: d.label, single: [], admitted: [], ratios: [], outcomes: [], rssBefore: Infinity, rssPeak: 0, bigOut: [], bigMs: 0, bigRssBefore: 0, bigRssPeak: 0 }));
+  const results: Result[] = daemons.map((d) => ({
+    label: d.label,
+    single: [],
+    admitted: [],
+    ratios: [],
+    outcomes: [],
+    rssBefore: Infinity,
+    rssPeak: 0,
+    bigOut: [],
+    bigMs: 0,
+    bigRssBefore: 0,
+    bigRssPeak: 0,
+  }));
   const payload = form(small, 'face.jpg');
   try {
     for (const d of daemons) for (let i = 0; i < 5; i++) await post(d.dispatcher, d.url, payload);
@@ -250,7 +264,9 @@ async function main(): Promise<void> {
   }
 
   console.log(`\n${ROUNDS} alternating rounds per daemon, each: ${SINGLE} sequential requests (the lone-client baseline), then ${CLIENTS} clients for ${SECONDS} s`);
-  console.log('\n| daemon | median of per-round p99 ratios | per-round ratios | single p50 / p99 (pooled) | admitted p50 / p95 / p99 (pooled) | 200 | 503 BUSY | other | RSS before MB | RSS peak MB | growth MB |');
+  console.log(
+    '\n| daemon | median of per-round p99 ratios | per-round ratios | single p50 / p99 (pooled) | admitted p50 / p95 / p99 (pooled) | 200 | 503 BUSY | other | RSS before MB | RSS peak MB | growth MB |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const single = summarize(r.single);

@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
 
-  for (const deadline = Date.now() + 120_000; ; ) {
+  for (const deadline = Date.now() + 120_000; ;) {
     if (daemon.exitCode !== null) throw new Error(`daemon exited early:\n${out}`);
     try {
       if ((await fetch(`${base}/api/v1/admin/health`)).status === 200) break;
@@ -150,7 +150,13 @@ async function main(): Promise<void> {
     const id = `soak${i}`;
     const r = await json('/api/v1/video/cameras', { camera_id: id, source: clip, loop: true });
     if (r.status >= 300) throw new Error(`camera ${clip}: ${r.status} ${await r.text()}`);
-    await json(`/api/v1/video/cameras/${id}/lines`, { rule_id: 'mid', points: [[0, 0.5], [1, 0.5]] });
+    await json(`/api/v1/video/cameras/${id}/lines`, {
+      rule_id: 'mid',
+      points: [
+        [0, 0.5],
+        [1, 0.5],
+      ],
+    });
   }
 
   const samples: Sample[] = [];
@@ -223,7 +229,14 @@ async function main(): Promise<void> {
     warmup_minutes: WARMUP_MIN,
     clients: CLIENTS,
     cameras: cams.map((c) => ({ id: c.camera_id, status: c.status, processed_fps: c.processed_fps, frames: c.frame_count })),
-    rss_mb: { start: mem[0]!.rssMb, after_warmup: first.rssMb, end: last.rssMb, max: Math.max(...after.map((m) => m.rssMb)), growth_pct: ((last.rssMb - first.rssMb) / first.rssMb) * 100, slope_mb_per_hour: slopePerHour(after.map((m) => ({ t: m.t, v: m.rssMb }))) },
+    rss_mb: {
+      start: mem[0]!.rssMb,
+      after_warmup: first.rssMb,
+      end: last.rssMb,
+      max: Math.max(...after.map((m) => m.rssMb)),
+      growth_pct: ((last.rssMb - first.rssMb) / first.rssMb) * 100,
+      slope_mb_per_hour: slopePerHour(after.map((m) => ({ t: m.t, v: m.rssMb }))),
+    },
     fds: { start: mem[0]!.fds, after_warmup: first.fds, end: last.fds, max: Math.max(...after.map((m) => m.fds)), slope_per_hour: slopePerHour(after.map((m) => ({ t: m.t, v: m.fds }))) },
     kinds: {} as Record<string, unknown>,
     healthy_at_end: (health as { healthy: boolean }).healthy,
@@ -231,7 +244,9 @@ async function main(): Promise<void> {
   };
   console.log(`\n# soak: ${MINUTES} min (warm-up ${WARMUP_MIN} min), ${CLIPS.length} looped cameras at max_fps 10 with a counting line each, ${CLIENTS} API clients`);
   console.log(`# ${report.machine}`);
-  console.log(`RSS MB: start ${fmt(report.rss_mb.start)}, after warm-up ${fmt(first.rssMb)}, end ${fmt(last.rssMb)}, max ${fmt(report.rss_mb.max)}; growth after warm-up ${report.rss_mb.growth_pct.toFixed(1)}% (slope ${report.rss_mb.slope_mb_per_hour.toFixed(1)} MB/h)`);
+  console.log(
+    `RSS MB: start ${fmt(report.rss_mb.start)}, after warm-up ${fmt(first.rssMb)}, end ${fmt(last.rssMb)}, max ${fmt(report.rss_mb.max)}; growth after warm-up ${report.rss_mb.growth_pct.toFixed(1)}% (slope ${report.rss_mb.slope_mb_per_hour.toFixed(1)} MB/h)`,
+  );
   console.log(`open fds: start ${report.fds.start}, after warm-up ${first.fds}, end ${last.fds}, max ${report.fds.max} (slope ${report.fds.slope_per_hour.toFixed(1)}/h)`);
   console.log('\n| kind | n | non-2xx | p50 ms | p95 ms | p50 last quarter / first quarter |');
   console.log('|---|---|---|---|---|---|');

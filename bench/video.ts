@@ -111,50 +111,52 @@ async function onePass(file: string, work: ((f: RawFrame) => Promise<void>) | nu
 }
 
 console.log(machineLine());
-console.log(`ffmpeg: ${ff.version}; person detector ${detector.shapedToFrame ? `at the frame's aspect, long side ${detector.inputSize} (person.detector_input ${INPUT})` : `${detector.inputSize}x${detector.inputSize} square (person.detector_input 0)`}`);
+console.log(
+  `ffmpeg: ${ff.version}; person detector ${detector.shapedToFrame ? `at the frame's aspect, long side ${detector.inputSize} (person.detector_input ${INPUT})` : `${detector.inputSize}x${detector.inputSize} square (person.detector_input 0)`}`,
+);
 console.log('');
 
 // ---- 0: detector session tuning on the main thread (why sessions do not spin) ----
 if (part('0')) {
-console.log('0. YOLOX-nano 416 session tuning: 60 runs of a 1x3x416x416 input, wall and CPU per run');
-console.log('');
-console.log('| intra-op threads | spinning | runs in flight | wall ms/run | CPU ms/run |');
-console.log('|---|---|---|---|---|');
-{
-  const input = new ort.Tensor('float32', new Float32Array(3 * 416 * 416).fill(114), [1, 3, 416, 416]);
-  for (const [threads, spinning, inFlight] of [
-    [2, true, 1],
-    [2, false, 1],
-    [1, false, 1],
-  ] as const) {
-    const session = await ort.InferenceSession.create(join(packageRoot(), 'models', 'person_det_yolox_nano_416.onnx'), {
-      graphOptimizationLevel: 'all',
-      intraOpNumThreads: threads,
-      ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
-    } as Parameters<typeof ort.InferenceSession.create>[1]);
-    for (let i = 0; i < 5; i++) await session.run({ images: input });
-    const N = 60;
-    let next = 0;
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < N) {
-          next++;
-          await session.run({ images: input });
-        }
-      }),
-    );
-    const wall = (performance.now() - t0) / N;
-    const c = process.cpuUsage(c0);
-    console.log(`| ${threads} | ${spinning ? 'yes (onnxruntime default)' : 'no'} | ${inFlight} | ${wall.toFixed(1)} | ${((c.user + c.system) / 1000 / N).toFixed(1)} |`);
-    await session.release();
+  console.log('0. YOLOX-nano 416 session tuning: 60 runs of a 1x3x416x416 input, wall and CPU per run');
+  console.log('');
+  console.log('| intra-op threads | spinning | runs in flight | wall ms/run | CPU ms/run |');
+  console.log('|---|---|---|---|---|');
+  {
+    const input = new ort.Tensor('float32', new Float32Array(3 * 416 * 416).fill(114), [1, 3, 416, 416]);
+    for (const [threads, spinning, inFlight] of [
+      [2, true, 1],
+      [2, false, 1],
+      [1, false, 1],
+    ] as const) {
+      const session = await ort.InferenceSession.create(join(packageRoot(), 'models', 'person_det_yolox_nano_416.onnx'), {
+        graphOptimizationLevel: 'all',
+        intraOpNumThreads: threads,
+        ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
+      } as Parameters<typeof ort.InferenceSession.create>[1]);
+      for (let i = 0; i < 5; i++) await session.run({ images: input });
+      const N = 60;
+      let next = 0;
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: inFlight }, async () => {
+          while (next < N) {
+            next++;
+            await session.run({ images: input });
+          }
+        }),
+      );
+      const wall = (performance.now() - t0) / N;
+      const c = process.cpuUsage(c0);
+      console.log(`| ${threads} | ${spinning ? 'yes (onnxruntime default)' : 'no'} | ${inFlight} | ${wall.toFixed(1)} | ${((c.user + c.system) / 1000 / N).toFixed(1)} |`);
+      await session.release();
+    }
   }
-}
-console.log('');
+  console.log('');
 }
 if (part('D')) {
-  console.log("D. detector cost per person.detector_input, one 4:3 frame (PETS at 720p: 960x720, scaled into the input box), 40 runs after 5 warm-up, one intra-op thread");
+  console.log('D. detector cost per person.detector_input, one 4:3 frame (PETS at 720p: 960x720, scaled into the input box), 40 runs after 5 warm-up, one intra-op thread');
   console.log('');
   console.log('| person.detector_input | input tensor | wall ms/run p50 | CPU ms/run | CPU ratio to the 416 square |');
   console.log('|---|---|---|---|---|');
@@ -191,23 +193,23 @@ if (part('D')) {
   console.log('');
 }
 if (part('A')) {
-console.log('A. one stream, as fast as it goes (every frame of a 79.5 s, 25 fps H.264 file; decode on the CPU)');
-console.log('');
-console.log('| source | ffmpeg alone: fps | ffmpeg CPU ms/frame | full path: processed fps | node CPU ms/frame | ratio full / ffmpeg alone |');
-console.log('|---|---|---|---|---|---|');
-for (const height of [720, 1080]) {
-  const file = await source(height);
-  const alone = await onePass(file, null);
-  const tracker = new ByteTracker(defaultTrackerSettings(0.5));
-  const full = await onePass(file, async (f) => {
-    tracker.update(await detector.detect(f, 0.1));
-  });
-  const aloneFps = alone.frames / alone.wall;
-  const fullFps = full.frames / full.wall;
-  console.log(
-    `| ${height}p25 H.264 | ${aloneFps.toFixed(1)} | ${((1000 * alone.ffCpu) / alone.frames).toFixed(1)} | ${fullFps.toFixed(1)} | ${((1000 * full.nodeCpu) / full.frames).toFixed(1)} | ${(fullFps / aloneFps).toFixed(2)} |`,
-  );
-}
+  console.log('A. one stream, as fast as it goes (every frame of a 79.5 s, 25 fps H.264 file; decode on the CPU)');
+  console.log('');
+  console.log('| source | ffmpeg alone: fps | ffmpeg CPU ms/frame | full path: processed fps | node CPU ms/frame | ratio full / ffmpeg alone |');
+  console.log('|---|---|---|---|---|---|');
+  for (const height of [720, 1080]) {
+    const file = await source(height);
+    const alone = await onePass(file, null);
+    const tracker = new ByteTracker(defaultTrackerSettings(0.5));
+    const full = await onePass(file, async (f) => {
+      tracker.update(await detector.detect(f, 0.1));
+    });
+    const aloneFps = alone.frames / alone.wall;
+    const fullFps = full.frames / full.wall;
+    console.log(
+      `| ${height}p25 H.264 | ${aloneFps.toFixed(1)} | ${((1000 * alone.ffCpu) / alone.frames).toFixed(1)} | ${fullFps.toFixed(1)} | ${((1000 * full.nodeCpu) / full.frames).toFixed(1)} | ${(fullFps / aloneFps).toFixed(2)} |`,
+    );
+  }
 }
 await registry.close();
 if (!part('B')) process.exit(0);
@@ -269,7 +271,11 @@ for (let n = 1; n <= MAX_STREAMS && misses < 2; n++) {
     return c;
   });
   await new Promise((r) => setTimeout(r, 3000));
-  const a = await sample(() => alone.map((c) => c.pid!), Math.min(SECONDS, 8), () => []);
+  const a = await sample(
+    () => alone.map((c) => c.pid!),
+    Math.min(SECONDS, 8),
+    () => [],
+  );
   for (const c of alone) c.kill('SIGKILL');
 
   const app = await buildApp(config);

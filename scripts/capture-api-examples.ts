@@ -26,7 +26,12 @@ function trim(v: unknown): unknown {
   return v;
 }
 
-const image = (name: string, ...path: string[]): Part => ({ name, file: readFileSync(testdata(...path)), filename: path.at(-1), contentType: path.at(-1)!.endsWith('.png') ? 'image/png' : 'image/jpeg' });
+const image = (name: string, ...path: string[]): Part => ({
+  name,
+  file: readFileSync(testdata(...path)),
+  filename: path.at(-1),
+  contentType: path.at(-1)!.endsWith('.png') ? 'image/png' : 'image/jpeg',
+});
 
 /** One call; the first 2xx answer of each operation becomes its example. */
 async function call(method: string, template: string, opts: { params?: Record<string, string>; query?: string; json?: unknown; form?: Part[]; binary?: string } = {}): Promise<Answer> {
@@ -66,13 +71,22 @@ try {
   await call('GET', '/metrics');
 
   await call('POST', `${V}/detect`, { form: [image('image', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg')] });
-  await call('POST', `${V}/verify`, { form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama1.jpg'), { name: 'threshold', value: '0.4' }] });
+  await call('POST', `${V}/verify`, {
+    form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama1.jpg'), { name: 'threshold', value: '0.4' }],
+  });
 
   const enrolled = await call('POST', `${V}/watchlist/enroll`, {
-    form: [image('image', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg'), { name: 'label', value: 'Barack Obama' }, { name: 'watchlist_name', value: 'default' }, { name: 'metadata', value: '{"badge":"A-1047"}' }],
+    form: [
+      image('image', 'faces', 'identities', 'fr_barack_obama', 'obama.jpg'),
+      { name: 'label', value: 'Barack Obama' },
+      { name: 'watchlist_name', value: 'default' },
+      { name: 'metadata', value: '{"badge":"A-1047"}' },
+    ],
   });
   await call('POST', `${V}/identify`, { form: [image('image', 'faces', 'identities', 'fr_barack_obama', 'obama2.jpg'), { name: 'top_k', value: '5' }, { name: 'threshold', value: '0.4' }] });
-  await call('POST', `${V}/identify/track`, { form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama2.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama3.jpg')] });
+  await call('POST', `${V}/identify/track`, {
+    form: [image('image1', 'faces', 'identities', 'fr_barack_obama', 'obama2.jpg'), image('image2', 'faces', 'identities', 'fr_barack_obama', 'obama3.jpg')],
+  });
   await call('GET', `${V}/watchlist`);
   await call('GET', `${V}/watchlist/{watchlist_name}`, { params: { watchlist_name: 'default' }, query: 'offset=0&limit=50' });
   // Two people nobody enrolled: each starts a provisional cluster.
@@ -101,8 +115,32 @@ try {
 
   const cam = { camera_id: 'hall' };
   await call('POST', `${V}/video/cameras`, { json: { camera_id: 'hall', source: testdata('video', 'PETS09-S2L1', 'vtest.avi'), loop: true } });
-  await call('POST', `${V}/video/cameras/{camera_id}/lines`, { params: cam, json: { rule_id: 'walkway', name: 'walkway', points: [[0, 0.5], [1, 0.5]], in_label: 'south', out_label: 'north' } });
-  await call('POST', `${V}/video/cameras/{camera_id}/zones`, { params: cam, json: { rule_id: 'lawn', name: 'lawn', points: [[0.1, 0.6], [0.9, 0.6], [0.9, 1], [0.1, 1]] } });
+  await call('POST', `${V}/video/cameras/{camera_id}/lines`, {
+    params: cam,
+    json: {
+      rule_id: 'walkway',
+      name: 'walkway',
+      points: [
+        [0, 0.5],
+        [1, 0.5],
+      ],
+      in_label: 'south',
+      out_label: 'north',
+    },
+  });
+  await call('POST', `${V}/video/cameras/{camera_id}/zones`, {
+    params: cam,
+    json: {
+      rule_id: 'lawn',
+      name: 'lawn',
+      points: [
+        [0.1, 0.6],
+        [0.9, 0.6],
+        [0.9, 1],
+        [0.1, 1],
+      ],
+    },
+  });
   for (let i = 0; i < 60; i++) {
     const c = await call('GET', `${V}/video/cameras/{camera_id}`, { params: cam });
     if (c.frame_count > 50) break;
@@ -125,7 +163,8 @@ try {
   // endpoint writes (test/events/event-stream.test.ts reads the same from a real connection).
   examples[`GET ${V}/events/stream`] = {
     mediaType: 'text/event-stream',
-    response: ': connected\n\nid: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\nevent: line_crossed\ndata: {"id":"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11","type":"line_crossed","timestamp":"2026-11-25T10:27:13.120Z","source":"video","camera_id":"hall","data":{"rule_id":"walkway","direction":"in","track_id":7}}\n\n: ping\n\n',
+    response:
+      ': connected\n\nid: 4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11\nevent: line_crossed\ndata: {"id":"4f0c1a52-8d0e-4d8e-9a53-0c5f0b0c7a11","type":"line_crossed","timestamp":"2026-11-25T10:27:13.120Z","source":"video","camera_id":"hall","data":{"rule_id":"walkway","direction":"in","track_id":7}}\n\n: ping\n\n',
   };
   await call('DELETE', `${V}/video/cameras/{camera_id}/lines/{rule_id}`, { params: { ...cam, rule_id: 'walkway' } });
   await call('DELETE', `${V}/video/cameras/{camera_id}/zones/{rule_id}`, { params: { ...cam, rule_id: 'lawn' } });

@@ -69,7 +69,10 @@ function writeTable(page: string, name: string, table: string): void {
   const text = readFileSync(file, 'utf8');
   const re = new RegExp(`(<!-- ${name}:start[^\\n]*\\n)[\\s\\S]*?(\\n<!-- ${name}:end -->)`);
   if (!re.test(text)) throw new Error(`docs/${page} has no ${name} markers`);
-  writeFileSync(file, text.replace(re, (_m, a: string, b: string) => a + table + b));
+  writeFileSync(
+    file,
+    text.replace(re, (_m, a: string, b: string) => a + table + b),
+  );
 }
 
 if (process.argv[1]?.endsWith('doc-tables.ts') && process.argv.includes('--write')) {

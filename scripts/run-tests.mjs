@@ -28,9 +28,7 @@ if (files.length === 0) {
   console.error('run-tests: no test files found');
   process.exit(1);
 }
-const res = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...flags, ...files.map((f) => relative(process.cwd(), f))],
-  { stdio: 'inherit' },
-);
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...flags, ...files.map((f) => relative(process.cwd(), f))], {
+  stdio: 'inherit',
+});
 process.exit(res.status ?? 1);

@@ -53,9 +53,7 @@ const PROBES = {
   openssl: [command('openssl')],
   systemd: [command('systemd-notify'), command('systemd-analyze')],
   'python3-gi': [python('import gi', 'python3 cannot import gi')],
-  'gir1.2-gst-rtsp-server-1.0': [
-    python('import gi; gi.require_version("GstRtspServer", "1.0"); from gi.repository import GstRtspServer', 'GstRtspServer 1.0 unavailable to python3'),
-  ],
+  'gir1.2-gst-rtsp-server-1.0': [python('import gi; gi.require_version("GstRtspServer", "1.0"); from gi.repository import GstRtspServer', 'GstRtspServer 1.0 unavailable to python3')],
   'gstreamer1.0-plugins-base': [gstElements('videotestsrc')],
   'gstreamer1.0-plugins-good': [gstElements('jpegenc', 'rtpjpegpay')],
 };
@@ -108,8 +106,7 @@ function install(missing) {
   else if (findExecutable('sudo')) prefix = process.stdin.isTTY ? ['sudo'] : ['sudo', '-n'];
   else {
     console.error(
-      `test-deps: the tests need these Debian packages:\n${describe(missing)}\n` +
-        `Installing them needs root, and this user is not root and has no sudo. As root, run:\n  ${manual}\nthen: npm test`,
+      `test-deps: the tests need these Debian packages:\n${describe(missing)}\n` + `Installing them needs root, and this user is not root and has no sudo. As root, run:\n  ${manual}\nthen: npm test`,
     );
     return 1;
   }

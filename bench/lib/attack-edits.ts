@@ -147,7 +147,10 @@ export function smileWarp(img: RgbImage, g: FaceGeom, s: number): RgbImage {
   return warp(img, (x, y) => {
     let dx = 0;
     let dy = 0;
-    for (const [p, side] of [[l, -1], [r, 1]] as const) {
+    for (const [p, side] of [
+      [l, -1],
+      [r, 1],
+    ] as const) {
       const wt = Math.exp(-((x - p[0]) ** 2 + (y - p[1]) ** 2) / (2 * sigma * sigma));
       dx += wt * side * amp;
       dy += -wt * amp * 0.8;

@@ -70,7 +70,7 @@ export function ladder(species: Species, t: ChallengeType, v: Victim): Step[] {
   const kind = species === 'slide' || species === 'perspective' ? species : 'warp';
   const geo = t === 'TURN_LEFT' || t === 'TURN_RIGHT' || t === 'LOOK_UP' || t === 'LOOK_DOWN';
   const dirs: (1 | -1)[] = geo ? [t.startsWith('TURN') ? turnDir(t) : lookDir(t)] : [1];
-  if (geo) dirs.push((-dirs[0]!) as 1 | -1);
+  if (geo) dirs.push(-dirs[0]! as 1 | -1);
   for (const d of dirs) {
     for (const s of STRENGTHS) {
       const img = geo ? geometric(kind, t)(v, s, d) : expression(t, v, s, species === 'slide');

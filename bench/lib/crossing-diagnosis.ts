@@ -93,8 +93,7 @@ export function diagnose(truth: CrossEvent[], vigil: CrossEvent[], gt: MotBox[],
         const vs = vigil.filter((v) => v.line === t.line && Math.abs(v.frame - t.frame) <= 3 * window);
         detail(`  miss ${t.line} ${t.dir} gt${t.id} f${t.frame} | ${seq.join(' ')} | vigil near: ${vs.map((v) => `${v.id}${v.dir}@${v.frame}(p${personOfDbg(v)})`).join(',')}`);
       }
-    }
-    else add('missed: another track after (id changed)');
+    } else add('missed: another track after (id changed)');
   }
   vigil.forEach((v, k) => {
     if (used.has(v)) return;

@@ -68,7 +68,11 @@ export function thresholdSpread(pairs: ImpostorPair[], tailShare: number, fars: 
 /** The ImpostorFit to ship: tail-fitted thresholds for FAR_TABLE over all pairs, and what the pairs show at them. */
 export function impostorFit(scores: number[], tailShare: number, measuredOn: string): ImpostorFit {
   // Bounded by 1 like the cosine, and kept increasing: a FAR no score can reach maps near 1.
-  const raw = tailThresholds(scores, tailShare, FAR_TABLE.map((r) => r.far)).map((t, i) => round(Math.min(t, 0.996 + i * 0.001)));
+  const raw = tailThresholds(
+    scores,
+    tailShare,
+    FAR_TABLE.map((r) => r.far),
+  ).map((t, i) => round(Math.min(t, 0.996 + i * 0.001)));
   return {
     raw_thresholds: raw,
     method: `exponential tail fitted over the top ${tailShare * 100}% of impostor scores`,

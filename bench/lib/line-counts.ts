@@ -22,13 +22,7 @@ export interface TruthCounts {
  * there) and exited when it is clearly outside again or their annotation ends. Every
  * annotated frame counts, whatever frame rate Vigil processed at.
  */
-export function truthCounts(
-  boxes: MotBox[],
-  lines: { name: string; points: [NormPoint, NormPoint] }[],
-  zones: { name: string; points: NormPoint[] }[],
-  width: number,
-  height: number,
-): TruthCounts {
+export function truthCounts(boxes: MotBox[], lines: { name: string; points: [NormPoint, NormPoint] }[], zones: { name: string; points: NormPoint[] }[], width: number, height: number): TruthCounts {
   const margin = DEFAULT_HYSTERESIS * Math.hypot(width, height);
   const px = (p: NormPoint): Pt => [p[0] * width, p[1] * height];
   const lc = lines.map((l) => ({ name: l.name, c: new LineCounter(px(l.points[0]), px(l.points[1]), margin), n: { in: 0, out: 0 } }));

@@ -46,8 +46,25 @@ export function placeScene(ffmpeg: string, testdata: string, s: Scene, wide: boo
   mkdirSync(cacheDir, { recursive: true });
   const file = join(cacheDir, `${s.name}-in-1080p.mp4`);
   if (!existsSync(file)) {
-    execFileSync(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-i', src, '-vf', `pad=${WIDE.width}:${WIDE.height}:${ox}:${oy}:color=0x7f7f7f`,
-      '-c:v', 'libx264', '-crf', '12', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', file]);
+    execFileSync(ffmpeg, [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      src,
+      '-vf',
+      `pad=${WIDE.width}:${WIDE.height}:${ox}:${oy}:color=0x7f7f7f`,
+      '-c:v',
+      'libx264',
+      '-crf',
+      '12',
+      '-preset',
+      'veryfast',
+      '-pix_fmt',
+      'yuv420p',
+      file,
+    ]);
   }
   return { file, frameW: WIDE.width, frameH: WIDE.height, ox, oy };
 }

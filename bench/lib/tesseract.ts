@@ -47,7 +47,12 @@ export function mrzFromText(text: string): ParsedMrz | undefined {
     const fitted = set.map((l) => (l.length >= length ? l.slice(0, length) : l + '<'.repeat(length - l.length)));
     const visa = fitted[0]!.startsWith('V');
     const format = set.length === 3 ? FORMATS.TD1 : length === 44 ? (visa ? FORMATS.MRVA : FORMATS.TD3) : visa ? FORMATS.MRVB : FORMATS.TD2;
-    const parsed = parseMrz(repairMrz(format, fitted.map((l) => distsFromLine(l))).lines);
+    const parsed = parseMrz(
+      repairMrz(
+        format,
+        fitted.map((l) => distsFromLine(l)),
+      ).lines,
+    );
     if (parsed && (!best || parsed.checks.filter((c) => c.valid).length > best.checks.filter((c) => c.valid).length)) best = parsed;
   }
   return best;

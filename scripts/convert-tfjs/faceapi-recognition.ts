@@ -45,8 +45,7 @@ function convLayer(b: Builder, x: string, prefix: string, stride: number, relu: 
   const oihw = new Float32Array(cout * cin * kh * kw);
   for (let y = 0; y < kh; y++)
     for (let x2 = 0; x2 < kw; x2++)
-      for (let i = 0; i < cin; i++)
-        for (let o = 0; o < cout; o++) oihw[((o * cin + i) * kh + y) * kw + x2] = filters.data[((y * kw + x2) * cin + i) * cout + o]! * sw.data[o]!;
+      for (let i = 0; i < cin; i++) for (let o = 0; o < cout; o++) oihw[((o * cin + i) * kh + y) * kw + x2] = filters.data[((y * kw + x2) * cin + i) * cout + o]! * sw.data[o]!;
   const folded = new Float32Array(cout);
   for (let o = 0; o < cout; o++) folded[o] = bias.data[o]! * sw.data[o]! + sb.data[o]!;
   const W = b.g.initializer(b.g.fresh(`${prefix}/W`), 'float32', [cout, cin, kh, kw], oihw);

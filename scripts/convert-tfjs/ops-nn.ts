@@ -127,7 +127,7 @@ function convolution(depthwise: boolean, fused: boolean): OpHandler {
         for (let i = 0; i < cin; i++)
           for (let o = 0; o < cout; o++) {
             const src = ((y * kw + xk) * cin + i) * cout + o;
-            const dst = depthwise ? (((i * cout + o) * kh + y) * kw + xk) : (((o * cin + i) * kh + y) * kw + xk);
+            const dst = depthwise ? ((i * cout + o) * kh + y) * kw + xk : ((o * cin + i) * kh + y) * kw + xk;
             weight[dst] = f[src]!;
           }
     const inputs = [ctx.toNchw(x), g.initializer(g.fresh(`${node.name}/weight_oihw`), 'float32', [outChannels, inPerGroup, kh, kw], weight)];

@@ -56,7 +56,11 @@ function parseEnvValue(raw: string, leaf: Record<string, unknown>): unknown {
     const t = raw.trim();
     if (t.startsWith('[')) return JSON.parse(t) as unknown;
     // Lists of strings (video.file_roots): comma-separated.
-    if ((leaf.items as { type?: string } | undefined)?.type === 'string') return t.split(',').map((p) => p.trim()).filter(Boolean);
+    if ((leaf.items as { type?: string } | undefined)?.type === 'string')
+      return t
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
     return t.split(/[,x]/).map((p) => {
       const n = Number(p.trim());
       if (Number.isNaN(n)) throw new Error('expected a list of numbers, e.g. 640,640');
@@ -67,11 +71,7 @@ function parseEnvValue(raw: string, leaf: Record<string, unknown>): unknown {
 }
 
 /** Applies VIGIL_* variables onto the raw (file) configuration; environment wins over the file. */
-export function applyEnvOverrides(
-  raw: Record<string, unknown>,
-  env: NodeJS.ProcessEnv,
-  schema: TSchema,
-): EnvProblem[] {
+export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, schema: TSchema): EnvProblem[] {
   const problems: EnvProblem[] = [];
   const leaves = envLeaves(schema);
   const byName = new Map(leaves.map((l) => [l.env, l]));

@@ -113,7 +113,7 @@ export interface EventTypeInfo {
 export const EVENT_TYPE_INFO: Record<EventType, EventTypeInfo> = {
   face_detected: { source: 'face, video', when: 'a /detect that finds a face, a successful /verify, a person track on a camera first showing a face', data: FaceDetectedData },
   face_matched: { source: 'identity', when: 'every /identify (or /identify/track decision, or camera face) match at or above its threshold', data: MatchData },
-  watchlist_alert: { source: 'identity', when: 'a match at or above the watchlist\'s alert threshold (`identity.alert_threshold(s)`)', data: MatchData },
+  watchlist_alert: { source: 'identity', when: "a match at or above the watchlist's alert threshold (`identity.alert_threshold(s)`)", data: MatchData },
   liveness_passed: { source: 'liveness', when: 'an active liveness session completes', data: LivenessData },
   liveness_failed: { source: 'liveness', when: 'a session fails (timeout, spoof, face changed; not on expiry or cancel)', data: LivenessData },
   document_scanned: { source: 'document', when: 'every /documents/scan', data: DocumentScannedData },
@@ -133,7 +133,7 @@ export const TestDeliveryDataSchema = Type.Object(
 export const TestDeliveryEventSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
-    type: Type.String({ description: 'One of the webhook\'s subscribed types' }),
+    type: Type.String({ description: "One of the webhook's subscribed types" }),
     timestamp: Type.String({ format: 'date-time' }),
     source: Type.Literal('events'),
     data: TestDeliveryDataSchema,

@@ -81,12 +81,7 @@ export async function decodeImage(buf: Buffer, options: DecodeOptions): Promise<
     throw new AppError(413, 'IMAGE_TOO_LARGE', `file field "${field}" is ${header.width}x${header.height}; at most ${maxPixels} pixels are accepted`, { field });
   }
   if (header && header.scans > decodeLimits.maxJpegScans) {
-    throw new AppError(
-      413,
-      'JPEG_TOO_COMPLEX',
-      `file field "${field}" is a JPEG with ${header.scans} scans; at most ${decodeLimits.maxJpegScans} are accepted (limits.max_jpeg_scans)`,
-      { field },
-    );
+    throw new AppError(413, 'JPEG_TOO_COMPLEX', `file field "${field}" is a JPEG with ${header.scans} scans; at most ${decodeLimits.maxJpegScans} are accepted (limits.max_jpeg_scans)`, { field });
   }
   const release = await decodeLimits.budget.acquire(header ? Math.max(1, header.width * header.height) : maxPixels);
   try {

@@ -30,7 +30,10 @@ export function toOpenApi30(node: unknown): unknown {
     out.enum = [out.const];
     delete out.const;
   }
-  for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+  for (const [ex, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
     if (typeof out[ex] === 'number') {
       out[bound] = out[ex];
       out[ex] = true;
@@ -122,7 +125,7 @@ export function finishOpenApi(doc: Json): Json {
     schemas[name] = toOpenApi30({ ...eventSchemaOf(type), description: `${type}: ${EVENT_TYPE_INFO[type].when}` });
     eventRefs.push({ $ref: `#/components/schemas/${name}` });
   }
-  schemas.Event = { oneOf: eventRefs, discriminator: { propertyName: 'type' }, description: 'The spec\'s Event object; `data` depends on `type`' };
+  schemas.Event = { oneOf: eventRefs, discriminator: { propertyName: 'type' }, description: "The spec's Event object; `data` depends on `type`" };
   components.schemas = schemas;
   doc.components = components;
 
@@ -188,7 +191,11 @@ export function finishOpenApi(doc: Json): Json {
 
 /** A stable operation id from the method and path: GET /api/v1/video/cameras/{camera_id} -> getVideoCamerasByCameraId. */
 export function operationId(method: string, path: string): string {
-  const pascal = (w: string) => w.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+  const pascal = (w: string) =>
+    w
+      .split(/[_-]/)
+      .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+      .join('');
   const words = path
     .replace(/^\/api\/v1\//, '')
     .split('/')

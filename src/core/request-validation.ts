@@ -19,9 +19,7 @@ type Validator = (data: unknown) => unknown;
 
 /** Ajv's own validation error shape, so fastify words it like any other ("querystring/x must be finite"). */
 function nonFiniteError(fn: Validator, key: string): false {
-  (fn as unknown as { errors: unknown[] }).errors = [
-    { instancePath: `/${key}`, schemaPath: '#/finite', keyword: 'finite', params: {}, message: 'must be a finite number' },
-  ];
+  (fn as unknown as { errors: unknown[] }).errors = [{ instancePath: `/${key}`, schemaPath: '#/finite', keyword: 'finite', params: {}, message: 'must be a finite number' }];
   return false;
 }
 

@@ -113,7 +113,11 @@ export class StatusBoard {
       modules[m] = report.ok;
       details[m] = report.detail;
       // Not ok but with a degraded reason (cameras down): degraded, and the box unhealthy.
-      status[m] = !report.ok ? { state: report.degraded ? 'degraded' : 'failed', reason: report.degraded ?? report.detail } : report.degraded ? { state: 'degraded', reason: report.degraded } : { state: 'ok', reason: null };
+      status[m] = !report.ok
+        ? { state: report.degraded ? 'degraded' : 'failed', reason: report.degraded ?? report.detail }
+        : report.degraded
+          ? { state: 'degraded', reason: report.degraded }
+          : { state: 'ok', reason: null };
       healthy &&= report.ok;
     }
     if (!this.storage) return { healthy, modules, details, status };

@@ -11,10 +11,7 @@ export const HwProfileSchema = Type.Object(
   {
     name: Type.String(),
     description: Type.String(),
-    execution_providers: Type.Array(
-      Type.Union([Type.Literal('tensorrt'), Type.Literal('cuda'), Type.Literal('dml'), Type.Literal('coreml'), Type.Literal('cpu')]),
-      { minItems: 1 },
-    ),
+    execution_providers: Type.Array(Type.Union([Type.Literal('tensorrt'), Type.Literal('cuda'), Type.Literal('dml'), Type.Literal('coreml'), Type.Literal('cpu')]), { minItems: 1 }),
     /** onnxruntime intra-op threads per session; 0 = the cores shared out among the inference workers. */
     intra_op_threads: Type.Integer({ minimum: 0 }),
     ffmpeg: Type.Object(

@@ -19,7 +19,12 @@ function toWire(name: string, t: ort.Tensor): WireTensor {
 
 async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfer: ArrayBuffer[] }> {
   if (msg.op === 'open') {
-    const { session, provider, fallback_reason } = await createSession(msg.file, { profile: msg.profile as HwProfile, deviceId: msg.deviceId, intraOpThreads: msg.intraOpThreads, freeInputDims: msg.freeInputDims === true });
+    const { session, provider, fallback_reason } = await createSession(msg.file, {
+      profile: msg.profile as HwProfile,
+      deviceId: msg.deviceId,
+      intraOpThreads: msg.intraOpThreads,
+      freeInputDims: msg.freeInputDims === true,
+    });
     sessions.set(msg.key, session);
     return {
       reply: { id: msg.id, ok: true, inputNames: [...session.inputNames], outputNames: [...session.outputNames], provider, ...(fallback_reason ? { fallback_reason } : {}) },

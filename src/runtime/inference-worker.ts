@@ -186,7 +186,10 @@ export class InferenceWorker {
     // Posted at once when the session is open (no await first): a caller issuing many
     // runs in one synchronous loop has the worker start on the first while it prepares the next.
     if (!this.ready.has(key)) await this.ensureOpen(key);
-    const reply = await this.request({ op: 'run', id: this.nextId++, key, feeds, ...(reduce ? { reduce } : {}) }, feeds.map((f) => f.data.buffer as ArrayBuffer));
+    const reply = await this.request(
+      { op: 'run', id: this.nextId++, key, feeds, ...(reduce ? { reduce } : {}) },
+      feeds.map((f) => f.data.buffer as ArrayBuffer),
+    );
     const outputs: TensorMap = {};
     for (const o of reply.outputs ?? []) outputs[o.name] = { type: o.type, data: o.data, dims: o.dims };
     return { outputs, ...(reply.reduced ? { reduced: reply.reduced } : {}) };

@@ -37,8 +37,7 @@ async function call<T>(method: string, path: string, init: RequestInit = {}): Pr
 export const api = {
   get: <T>(path: string) => call<T>('GET', path),
   del: <T>(path: string) => call<T>('DELETE', path),
-  json: <T>(method: 'POST' | 'PUT', path: string, body: unknown) =>
-    call<T>(method, path, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  json: <T>(method: 'POST' | 'PUT', path: string, body: unknown) => call<T>(method, path, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   form: <T>(path: string, form: FormData) => call<T>('POST', path, { body: form }),
   /** Raw fetch for binary answers (snapshots); errors are parsed like any other. */
   blob: async (path: string): Promise<Blob> => {

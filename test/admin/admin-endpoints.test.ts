@@ -3,8 +3,18 @@ import assert from 'node:assert/strict';
 import { testApp, type TestApp } from '../helpers/app.js';
 
 const COMPONENTS = [
-  'face_detector', 'face_recognizer', 'liveness', 'demographics', 'document_detector', 'person_detector',
-  'person_tracker', 'active_liveness', 'event_bus', 'camera_manager', 'identity_resolver', 'face_clusterer',
+  'face_detector',
+  'face_recognizer',
+  'liveness',
+  'demographics',
+  'document_detector',
+  'person_detector',
+  'person_tracker',
+  'active_liveness',
+  'event_bus',
+  'camera_manager',
+  'identity_resolver',
+  'face_clusterer',
 ];
 const MODULES = ['face', 'document', 'liveness', 'person', 'video', 'events', 'identity'];
 
@@ -37,7 +47,10 @@ describe('admin endpoints', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' });
     assert.equal(res.statusCode, 200);
     const list = res.json() as { name: string; module: string; loaded: boolean; reason?: string; models?: { provider?: string; license: string }[] }[];
-    assert.deepEqual(list.map((m) => m.name), COMPONENTS);
+    assert.deepEqual(
+      list.map((m) => m.name),
+      COMPONENTS,
+    );
     for (const m of list) {
       assert.ok(MODULES.includes(m.module), m.module);
       assert.equal(typeof m.loaded, 'boolean');

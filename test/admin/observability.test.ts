@@ -32,8 +32,23 @@ describe('observability: /metrics, health, version, request ids', () => {
     const first = await testApp({ video: { enabled: true } }, {}, dataDir);
     const cam = await first.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'door', source: DEAD_RTSP } });
     assert.equal(cam.statusCode, 201, cam.body);
-    const line = { rule_id: 'entrance', name: 'Entrance', points: [[0.1, 0.5], [0.9, 0.5]] };
-    const zone = { rule_id: 'lobby', points: [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]] };
+    const line = {
+      rule_id: 'entrance',
+      name: 'Entrance',
+      points: [
+        [0.1, 0.5],
+        [0.9, 0.5],
+      ],
+    };
+    const zone = {
+      rule_id: 'lobby',
+      points: [
+        [0.1, 0.1],
+        [0.9, 0.1],
+        [0.9, 0.9],
+        [0.1, 0.9],
+      ],
+    };
     assert.equal((await first.app.inject({ method: 'POST', url: '/api/v1/video/cameras/door/lines', payload: line })).statusCode, 201);
     assert.equal((await first.app.inject({ method: 'POST', url: '/api/v1/video/cameras/door/zones', payload: zone })).statusCode, 201);
     await first.close();
@@ -70,7 +85,11 @@ describe('observability: /metrics, health, version, request ids', () => {
     assert.equal(sample(m, 'vigil_zone_occupancy', { rule_id: 'lobby' }), 0);
     assert.equal(sample(m, 'vigil_camera_status', { camera_id: 'door', status: 'running' }), 0);
     const states = ['starting', 'restarting', 'failed'].map((s) => sample(m, 'vigil_camera_status', { camera_id: 'door', status: s }));
-    assert.equal(states.reduce((a, b) => a! + b!, 0), 1, 'exactly one current status');
+    assert.equal(
+      states.reduce((a, b) => a! + b!, 0),
+      1,
+      'exactly one current status',
+    );
     assert.ok(sample(m, 'vigil_camera_frames_total', { camera_id: 'door' }) === 0);
     assert.ok(sample(m, 'vigil_camera_restarts_total', { camera_id: 'door' }) !== undefined);
     assert.equal(sample(m, 'vigil_events_total', { type: 'system_error' }), 1);
@@ -143,7 +162,12 @@ describe('observability: /metrics, health, version, request ids', () => {
     assert.equal(v.commit, head || null);
     const det = v.models.find((m: { name: string }) => m.name === 'face_det_scrfd_500m');
     assert.equal(det.loaded, true);
-    assert.equal(det.sha256, createHash('sha256').update(readFileSync(join(t.config.face.models_dir, det.file))).digest('hex'));
+    assert.equal(
+      det.sha256,
+      createHash('sha256')
+        .update(readFileSync(join(t.config.face.models_dir, det.file)))
+        .digest('hex'),
+    );
     assert.ok(v.models.every((m: { license: string }) => m.license.length > 0));
   });
 });

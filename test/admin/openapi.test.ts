@@ -21,7 +21,10 @@ function forAjv(node: unknown): unknown {
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node)) out[k] = k === 'example' || k === 'enum' ? v : forAjv(v);
-  for (const [ex, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']]) {
+  for (const [ex, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ]) {
     if (out[ex!] === true) {
       out[ex!] = out[bound!];
       delete out[bound!];
@@ -53,9 +56,7 @@ describe('OpenAPI document', () => {
   });
 
   const operations = (d: Json) =>
-    Object.entries(d.paths as Json).flatMap(([path, item]) =>
-      METHODS.filter((m) => (item as Json)[m]).map((m) => ({ key: `${m.toUpperCase()} ${path}`, op: (item as Json)[m] as Json })),
-    );
+    Object.entries(d.paths as Json).flatMap(([path, item]) => METHODS.filter((m) => (item as Json)[m]).map((m) => ({ key: `${m.toUpperCase()} ${path}`, op: (item as Json)[m] as Json })));
 
   it('is valid OpenAPI 3.0.3 (swagger-parser)', async () => {
     assert.equal(doc.openapi, '3.0.3');
@@ -70,8 +71,14 @@ describe('OpenAPI document', () => {
       assert.ok(op.operationId && !ids.has(op.operationId), `${key}: operationId ${op.operationId}`);
       ids.add(op.operationId);
       const statuses = Object.keys(op.responses);
-      assert.ok(statuses.some((s) => s.startsWith('4')), `${key}: no 4xx response`);
-      assert.ok(statuses.some((s) => s.startsWith('5')), `${key}: no 5xx response`);
+      assert.ok(
+        statuses.some((s) => s.startsWith('4')),
+        `${key}: no 4xx response`,
+      );
+      assert.ok(
+        statuses.some((s) => s.startsWith('5')),
+        `${key}: no 5xx response`,
+      );
       for (const [status, resp] of Object.entries(op.responses as Json)) {
         const content = (resp as Json).content ?? {};
         if (/^[45]/.test(status)) {

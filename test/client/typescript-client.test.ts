@@ -66,7 +66,15 @@ describe('typed TypeScript client (clients/typescript)', () => {
       assert.equal(cam.response.status, 201, JSON.stringify(cam.error));
       const line = await vigil.POST('/api/v1/video/cameras/{camera_id}/lines', {
         params: { path: { camera_id: 'hall' } },
-        body: { rule_id: 'walkway', points: [[0, 0.5], [1, 0.5]], in_label: 'south', out_label: 'north' },
+        body: {
+          rule_id: 'walkway',
+          points: [
+            [0, 0.5],
+            [1, 0.5],
+          ],
+          in_label: 'south',
+          out_label: 'north',
+        },
       });
       assert.equal(line.response.status, 201, JSON.stringify(line.error));
       let crossed = 0;

@@ -28,7 +28,9 @@ const CROPS: { file: string; box?: { left: number; top: number; width: number; h
 async function cropBatch(h: number, w: number, channels: number): Promise<Float32Array> {
   const batch = new Float32Array(CROPS.length * h * w * channels);
   for (const [k, c] of CROPS.entries()) {
-    let img = sharp(readFileSync(testdata(c.file))).removeAlpha().toColourspace('srgb');
+    let img = sharp(readFileSync(testdata(c.file)))
+      .removeAlpha()
+      .toColourspace('srgb');
     if (c.box) img = img.extract(c.box);
     img = img.resize(w, h, { fit: 'fill' });
     if (channels === 1) img = img.greyscale();
@@ -83,7 +85,10 @@ async function checkModel(entry: ManifestEntry, jsonPath: string, onnxFile: stri
       // Different faces give different outputs: the comparison is not between two constants.
       const per = r.ref.length / CROPS.length;
       const first = r.ref.subarray(0, per).join();
-      assert.ok([1, 2, 3].some((k) => r.ref.subarray(k * per, (k + 1) * per).join() !== first), `${name} is the same for every face`);
+      assert.ok(
+        [1, 2, 3].some((k) => r.ref.subarray(k * per, (k + 1) * per).join() !== first),
+        `${name} is the same for every face`,
+      );
     }
   } finally {
     await session.release();

@@ -77,17 +77,24 @@ describe('the face-api recognition net built as ONNX matches face-api on TFJS', 
     // tfjs-core's own decoder (not the converter's) reads the quantised weights.
     const groups = JSON.parse(readFileSync(manifestPath, 'utf8')) as { paths: string[]; weights: tf.io.WeightsManifestEntry[] }[];
     const bytes = Buffer.concat(groups.flatMap((g) => g.paths).map((p) => readFileSync(join(dirname(manifestPath), p))));
-    const params = tf.io.decodeWeights(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), groups.flatMap((g) => g.weights));
+    const params = tf.io.decodeWeights(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      groups.flatMap((g) => g.weights),
+    );
     const nhwc = new Float32Array(FILES.length * 150 * 150 * 3);
     for (const [k, f] of FILES.entries()) {
-      const raw = await sharp(readFileSync(testdata(f))).removeAlpha().toColourspace('srgb').resize(150, 150, { fit: 'fill' }).raw().toBuffer();
+      const raw = await sharp(readFileSync(testdata(f)))
+        .removeAlpha()
+        .toColourspace('srgb')
+        .resize(150, 150, { fit: 'fill' })
+        .raw()
+        .toBuffer();
       nhwc.set(Float32Array.from(raw), k * 150 * 150 * 3);
     }
     const ref = (await faceapiForward(tf.tensor4d(nhwc, [FILES.length, 150, 150, 3]), params).data()) as Float32Array;
     const nchw = new Float32Array(nhwc.length);
     const plane = 150 * 150;
-    for (let n = 0; n < FILES.length; n++)
-      for (let i = 0; i < plane; i++) for (let c = 0; c < 3; c++) nchw[n * 3 * plane + c * plane + i] = nhwc[(n * plane + i) * 3 + c]!;
+    for (let n = 0; n < FILES.length; n++) for (let i = 0; i < plane; i++) for (let c = 0; c < 3; c++) nchw[n * 3 * plane + c * plane + i] = nhwc[(n * plane + i) * 3 + c]!;
     const session = await ort.InferenceSession.create(join(packageRoot(), 'models', entry!.file));
     try {
       const out = await session.run({ input: new ort.Tensor('float32', nchw, [FILES.length, 3, 150, 150]) });

@@ -23,7 +23,12 @@ describe('model fetch step for converted models', () => {
       assert.equal(res.status, 0, res.stderr);
       for (const m of converted) {
         assert.match(res.stdout, new RegExp(`${m.file} from upstream`));
-        assert.equal(createHash('sha256').update(readFileSync(join(dest, m.file))).digest('hex'), m.sha256);
+        assert.equal(
+          createHash('sha256')
+            .update(readFileSync(join(dest, m.file)))
+            .digest('hex'),
+          m.sha256,
+        );
       }
     } finally {
       rmSync(dest, { recursive: true, force: true });

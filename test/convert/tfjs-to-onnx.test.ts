@@ -11,7 +11,13 @@ import { attr, SyntheticGraph, values } from './synthetic-graph.js';
 const { s, i, f, b, ints, strs, float } = attr;
 
 function toModel(built: ReturnType<SyntheticGraph['build']>): TfjsModel {
-  return { json: built.json, weights: decodeWeights(built.json.weightsManifest.flatMap((g) => g.weights), built.weights) };
+  return {
+    json: built.json,
+    weights: decodeWeights(
+      built.json.weightsManifest.flatMap((g) => g.weights),
+      built.weights,
+    ),
+  };
 }
 
 /** Converts, runs TFJS and onnxruntime on the same random input, and returns the worst difference per output. */
@@ -40,14 +46,31 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
     // 3x2 kernel, stride 2 on an odd 11x9 input: TF's SAME puts the odd padding pixel after.
     const c1 = g.op('Conv2D', 'c1', [x, g.constant('w1', [3, 2, 3, 4], values(72, 1))], { ...nhwc, strides: ints([1, 2, 2, 1]), padding: s('SAME'), dilations: ints([1, 1, 1, 1]) });
     const c2 = g.op('_FusedConv2D', 'c2', [c1, g.constant('w2', [2, 2, 4, 4], values(64, 2)), g.constant('b2', [4], values(4, 3))], {
-      ...nhwc, strides: ints([1, 1, 1, 1]), padding: s('VALID'), dilations: ints([1, 1, 1, 1]), fused_ops: strs(['BiasAdd', 'Relu6']), num_args: i(1), epsilon: f(0),
+      ...nhwc,
+      strides: ints([1, 1, 1, 1]),
+      padding: s('VALID'),
+      dilations: ints([1, 1, 1, 1]),
+      fused_ops: strs(['BiasAdd', 'Relu6']),
+      num_args: i(1),
+      epsilon: f(0),
     });
     const d1 = g.op('DepthwiseConv2dNative', 'd1', [c2, g.constant('dw1', [3, 3, 4, 2], values(72, 4))], { ...nhwc, strides: ints([1, 1, 1, 1]), padding: s('SAME'), dilations: ints([1, 2, 2, 1]) });
     const d2 = g.op('FusedDepthwiseConv2dNative', 'd2', [d1, g.constant('dw2', [3, 3, 8, 1], values(72, 5)), g.constant('db2', [8], values(8, 6)), g.constant('alpha', [8], values(8, 7, 0, 0.5))], {
-      ...nhwc, strides: ints([1, 2, 2, 1]), padding: s('SAME'), dilations: ints([1, 1, 1, 1]), fused_ops: strs(['BiasAdd', 'Prelu']), num_args: i(2),
+      ...nhwc,
+      strides: ints([1, 2, 2, 1]),
+      padding: s('SAME'),
+      dilations: ints([1, 1, 1, 1]),
+      fused_ops: strs(['BiasAdd', 'Prelu']),
+      num_args: i(2),
     });
     const c3 = g.op('_FusedConv2D', 'c3', [d1, g.constant('w3', [1, 1, 8, 8], values(64, 8)), g.constant('b3', [8], values(8, 9))], {
-      ...nhwc, strides: ints([1, 2, 2, 1]), padding: s('SAME'), dilations: ints([1, 1, 1, 1]), fused_ops: strs(['BiasAdd', 'LeakyRelu']), num_args: i(1), leakyrelu_alpha: f(0.1),
+      ...nhwc,
+      strides: ints([1, 2, 2, 1]),
+      padding: s('SAME'),
+      dilations: ints([1, 1, 1, 1]),
+      fused_ops: strs(['BiasAdd', 'LeakyRelu']),
+      num_args: i(1),
+      leakyrelu_alpha: f(0.1),
     });
     const sum = g.op('AddV2', 'sum', [d2, c3], { T: float() });
     const mp = g.op('MaxPool', 'mp', [sum], { ...nhwc, ksize: ints([1, 3, 3, 1]), strides: ints([1, 2, 2, 1]), padding: s('SAME') });
@@ -56,12 +79,24 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
     const bias = g.op('BiasAdd', 'bias', [ap, g.constant('bb', [8], values(8, 10))], nhwc);
     const mean = g.op('Mean', 'mean', [bias, g.constant('axes', [2], [1, 2], 'int32')], { T: float(), Tidx: { type: 'DT_INT32' }, keep_dims: b(false) });
     const fc = g.op('_FusedMatMul', 'fc', [mean, g.constant('wfc', [5, 8], values(40, 11)), g.constant('bfc', [5], values(5, 12))], {
-      T: float(), transpose_a: b(false), transpose_b: b(true), fused_ops: strs(['BiasAdd', 'Elu']), num_args: i(1), epsilon: f(0),
+      T: float(),
+      transpose_a: b(false),
+      transpose_b: b(true),
+      fused_ops: strs(['BiasAdd', 'Elu']),
+      num_args: i(1),
+      epsilon: f(0),
     });
     const soft = g.op('Softmax', 'soft', [fc], { T: float() });
     const mx = g.op('Max', 'mx', [mp, g.constant('mx_axes', [1], [3], 'int32')], { T: float(), Tidx: { type: 'DT_INT32' }, keep_dims: b(true) });
     const { converted } = await agree(g, [soft, mx, c1], { name: 'x', shape: [2, 11, 9, 3] });
-    assert.deepEqual(converted.outputs.map((o) => o.shape), [[-1, 5], [-1, 2, 1, 1], [-1, 6, 5, 4]]);
+    assert.deepEqual(
+      converted.outputs.map((o) => o.shape),
+      [
+        [-1, 5],
+        [-1, 2, 1, 1],
+        [-1, 6, 5, 4],
+      ],
+    );
   });
 
   it('element-wise ops, StridedSlice masks, Reshape, ExpandDims and reductions', async () => {
@@ -69,9 +104,20 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
     const x = g.placeholder('x', [-1, 4, 6]);
     const T = { T: float() };
     const slice = (name: string, input: string, begin: number[], end: number[], strides: number[], masks: { begin?: number; end?: number; shrink?: number }) =>
-      g.op('StridedSlice', name, [input, g.constant(`${name}/b`, [begin.length], begin, 'int32'), g.constant(`${name}/e`, [end.length], end, 'int32'), g.constant(`${name}/s`, [strides.length], strides, 'int32')], {
-        ...T, Index: { type: 'DT_INT32' }, begin_mask: i(masks.begin ?? 0), end_mask: i(masks.end ?? 0), shrink_axis_mask: i(masks.shrink ?? 0), ellipsis_mask: i(0), new_axis_mask: i(0),
-      });
+      g.op(
+        'StridedSlice',
+        name,
+        [input, g.constant(`${name}/b`, [begin.length], begin, 'int32'), g.constant(`${name}/e`, [end.length], end, 'int32'), g.constant(`${name}/s`, [strides.length], strides, 'int32')],
+        {
+          ...T,
+          Index: { type: 'DT_INT32' },
+          begin_mask: i(masks.begin ?? 0),
+          end_mask: i(masks.end ?? 0),
+          shrink_axis_mask: i(masks.shrink ?? 0),
+          ellipsis_mask: i(0),
+          new_axis_mask: i(0),
+        },
+      );
     const row2 = slice('row2', x, [0, 2], [0, 3], [1, 1], { begin: 1, end: 1, shrink: 2 }); // x[:, 2]
     const last = slice('last', x, [0, -1], [0, 0], [1, 1], { begin: 1, end: 1, shrink: 2 }); // x[:, -1]
     const rev = slice('rev', x, [0, 0, 0], [0, 0, 0], [1, 1, -1], { begin: 7, end: 7 }); // x[:, :, ::-1]
@@ -88,14 +134,28 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
     const ex = g.op('ExpandDims', 'ex', [odd, g.constant('dim', [], [-1], 'int32')], { ...T, Tdim: { type: 'DT_INT32' } });
     const total = g.op('Sum', 'total', [ex, g.constant('sum_axes', [2], [-2, 1], 'int32')], { ...T, Tidx: { type: 'DT_INT32' }, keep_dims: b(true) });
     const { converted } = await agree(g, [e, r6, relu, total], { name: 'x', shape: [3, 4, 6] });
-    assert.deepEqual(converted.outputs.map((o) => o.shape), [[-1, 6], [-1, 3], [-1, 6], [-1, 1, 1, 1]]);
+    assert.deepEqual(
+      converted.outputs.map((o) => o.shape),
+      [
+        [-1, 6],
+        [-1, 3],
+        [-1, 6],
+        [-1, 1, 1, 1],
+      ],
+    );
   });
 
   it('decodes float16- and uint8-quantised weights exactly as TFJS does', async () => {
     const g = new SyntheticGraph();
     const x = g.placeholder('x', [-1, 5, 5, 2]);
     const c = g.op('_FusedConv2D', 'c', [x, g.constant('w', [3, 3, 2, 3], values(54, 21), 'float32', 'float16'), g.constant('b', [3], values(3, 22), 'float32', 'uint8')], {
-      data_format: s('NHWC'), T: float(), strides: ints([1, 1, 1, 1]), padding: s('SAME'), dilations: ints([1, 1, 1, 1]), fused_ops: strs(['BiasAdd', 'Relu']), num_args: i(1),
+      data_format: s('NHWC'),
+      T: float(),
+      strides: ints([1, 1, 1, 1]),
+      padding: s('SAME'),
+      dilations: ints([1, 1, 1, 1]),
+      fused_ops: strs(['BiasAdd', 'Relu']),
+      num_args: i(1),
     });
     const out = g.op('Mul', 'out', [c, g.constant('m', [3], values(3, 23), 'float32', 'float16')], { T: float() });
     await agree(g, [out], { name: 'x', shape: [1, 5, 5, 2] });
@@ -122,14 +182,23 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
 
     const bn = new SyntheticGraph();
     bn.op('_FusedConv2D', 'c', [bn.placeholder('x', [1, 8, 8, 3]), bn.constant('w', [1, 1, 3, 2], values(6, 1)), bn.constant('b', [2], [0, 0])], {
-      data_format: s('NHWC'), strides: ints([1, 1, 1, 1]), padding: s('VALID'), fused_ops: strs(['FusedBatchNorm', 'Relu']), num_args: i(4),
+      data_format: s('NHWC'),
+      strides: ints([1, 1, 1, 1]),
+      padding: s('VALID'),
+      fused_ops: strs(['FusedBatchNorm', 'Relu']),
+      num_args: i(4),
     });
     assert.throws(() => convertTfjsModel(toModel(bn.build(['c'])), { source: 't' }), /fused_ops \[FusedBatchNorm,Relu\]/);
 
     const el = new SyntheticGraph();
     const xin = el.placeholder('x', [1, 4, 4]);
     el.op('StridedSlice', 'sl', [xin, el.constant('b', [2], [0, 0], 'int32'), el.constant('e', [2], [1, 1], 'int32'), el.constant('s', [2], [1, 1], 'int32')], {
-      T: float(), ellipsis_mask: i(1), new_axis_mask: i(0), begin_mask: i(0), end_mask: i(0), shrink_axis_mask: i(0),
+      T: float(),
+      ellipsis_mask: i(1),
+      new_axis_mask: i(0),
+      begin_mask: i(0),
+      end_mask: i(0),
+      shrink_axis_mask: i(0),
     });
     assert.throws(() => convertTfjsModel(toModel(el.build(['sl'])), { source: 't' }), /ellipsis_mask/);
   });
@@ -144,7 +213,10 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
     assert.deepEqual(make(), first);
     const model = decodeModel(first);
     assert.equal(model.graph?.input?.[0]?.type?.tensorType?.shape?.dim?.[0]?.dimParam, 'batch');
-    assert.deepEqual(model.graph?.output?.map((o) => o.name), ['out']);
+    assert.deepEqual(
+      model.graph?.output?.map((o) => o.name),
+      ['out'],
+    );
     assert.equal(Number(model.opsetImport?.[0]?.version), 13);
   });
 });

@@ -52,10 +52,7 @@ describe('HTTP protocol: timeouts, parser errors and early 413s in the one error
         cb();
       },
     });
-    t = await testApp(
-      { server: { headers_timeout_ms: 400, request_timeout_ms: 1_500, idle_timeout_ms: 3_000, log_level: 'debug' } as never },
-      { logger: pino({ level: 'debug' }, sink) },
-    );
+    t = await testApp({ server: { headers_timeout_ms: 400, request_timeout_ms: 1_500, idle_timeout_ms: 3_000, log_level: 'debug' } as never }, { logger: pino({ level: 'debug' }, sink) });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (t.app.server.address() as { port: number }).port;
   });

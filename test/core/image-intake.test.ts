@@ -82,15 +82,22 @@ describe('image intake (multipart + decode)', () => {
     }
 
     it('an animated GIF gives its first frame', async () => {
-      const frame = (colour: string) => sharp({ create: { width: 16, height: 8, channels: 3, background: colour } }).png().toBuffer();
-      const gif = await sharp([await frame('#0000ff'), await frame('#ff0000')], { join: { animated: true } }).gif().toBuffer();
+      const frame = (colour: string) =>
+        sharp({ create: { width: 16, height: 8, channels: 3, background: colour } })
+          .png()
+          .toBuffer();
+      const gif = await sharp([await frame('#0000ff'), await frame('#ff0000')], { join: { animated: true } })
+        .gif()
+        .toBuffer();
       const img = await decodeImage(gif, { field: 'image', maxPixels: MAX_PIXELS });
       assert.deepEqual([img.width, img.height], [16, 8]);
       assert.ok(img.data[2]! > 240 && img.data[0]! < 16, `first pixel ${[...img.data.subarray(0, 3)]}`);
     });
 
     it('the pixel limit holds for the new formats too: 413 IMAGE_TOO_LARGE', async () => {
-      const big = await sharp({ create: { width: 2100, height: 2000, channels: 3, background: '#888' } }).webp({ quality: 10 }).toBuffer();
+      const big = await sharp({ create: { width: 2100, height: 2000, channels: 3, background: '#888' } })
+        .webp({ quality: 10 })
+        .toBuffer();
       assertErrorShape((await post([{ name: 'image', file: big }])).json(), 413, 'IMAGE_TOO_LARGE');
     });
 
@@ -126,16 +133,22 @@ describe('image intake (multipart + decode)', () => {
   });
 
   it('decompression bomb (tiny PNG, huge canvas): 413 IMAGE_TOO_LARGE before decoding', async () => {
-    const bomb = await sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#000' } }).png({ compressionLevel: 9 }).toBuffer();
+    const bomb = await sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#000' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     assert.ok(bomb.length < 200_000, `bomb is ${bomb.length} bytes`);
     const res = await post([{ name: 'image', file: bomb }]);
     assertErrorShape(res.json(), 413, 'IMAGE_TOO_LARGE');
   });
 
   it('PNG with alpha, grayscale and 1x1 images become 3-channel RGB', async () => {
-    const alpha = await sharp({ create: { width: 20, height: 10, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 0.5 } } }).png().toBuffer();
+    const alpha = await sharp({ create: { width: 20, height: 10, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 0.5 } } })
+      .png()
+      .toBuffer();
     const grey = await sharp(jpeg).greyscale().png().toBuffer();
-    const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } }).jpeg().toBuffer();
+    const tiny = await sharp({ create: { width: 1, height: 1, channels: 3, background: '#fff' } })
+      .jpeg()
+      .toBuffer();
     for (const file of [alpha, grey, tiny]) {
       const res = await post([{ name: 'image', file }]);
       assert.equal(res.statusCode, 200, res.body);
@@ -144,16 +157,25 @@ describe('image intake (multipart + decode)', () => {
   });
 
   it('applies EXIF orientation (a 6 = rotate 90 deg image comes out upright)', async () => {
-    const landscape = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#123' } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const landscape = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#123' } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const img = await decodeImage(landscape, { field: 'image', maxPixels: MAX_PIXELS });
     assert.deepEqual([img.width, img.height], [20, 40]);
   });
 
   it('numeric fields are validated: 400 INVALID_FIELD naming the field', async () => {
-    const res = await post([{ name: 'image', file: jpeg }, { name: 'threshold', value: '1.5' }]);
+    const res = await post([
+      { name: 'image', file: jpeg },
+      { name: 'threshold', value: '1.5' },
+    ]);
     assertErrorShape(res.json(), 400, 'INVALID_FIELD');
     assert.match(res.json().message, /threshold/);
-    const nan = await post([{ name: 'image', file: jpeg }, { name: 'threshold', value: 'abc' }]);
+    const nan = await post([
+      { name: 'image', file: jpeg },
+      { name: 'threshold', value: 'abc' },
+    ]);
     assertErrorShape(nan.json(), 400, 'INVALID_FIELD');
   });
 

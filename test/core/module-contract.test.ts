@@ -74,7 +74,7 @@ describe('module contract', () => {
     for (const folder of ['video', 'liveness', 'watchlists']) writeFileSync(join(dir, folder), 'not a folder');
     const t = await testApp({ video: { enabled: true } }, {}, dir);
     try {
-      const health = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' }));
+      const health = await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' });
       assert.equal(health.statusCode, 503);
       const body = health.json();
       for (const m of ['video', 'liveness', 'identity'] as const) {

@@ -31,7 +31,10 @@ describe('error code registry', () => {
 
   it('every registered code is answered somewhere in src/', () => {
     for (const code of Object.keys(ERROR_CODES)) {
-      assert.ok(src.some(({ text }) => text.includes(`'${code}'`)), `${code} is registered but never used`);
+      assert.ok(
+        src.some(({ text }) => text.includes(`'${code}'`)),
+        `${code} is registered but never used`,
+      );
     }
   });
 

@@ -13,7 +13,9 @@ const TD3_PNG = file('documents', 'mrz', 'passporteye_tests_passport-td3.png');
 const TD3_LINES = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'];
 
 async function png(width: number, height: number, rgb = { r: 255, g: 255, b: 255 }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: rgb } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: rgb } })
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -34,7 +36,9 @@ async function angledPhoto(src: Buffer): Promise<Buffer> {
   cv.warpPerspective(img, out, m, new cv.Size(W, H), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(40, 45, 50));
   const buf = Buffer.from(out.data);
   [img, from, to, m, out].forEach((x) => x.delete());
-  return sharp(buf, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  return sharp(buf, { raw: { width: W, height: H, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 describe('document endpoints (real PP-OCRv4 models)', () => {
@@ -185,17 +189,7 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
     }[];
     const last = events[0]!;
     assert.equal(last.source, 'document');
-    assert.deepEqual(Object.keys(last.data).sort(), [
-      'check_digits_valid',
-      'detected',
-      'document_kind',
-      'expired',
-      'has_face',
-      'has_mrz',
-      'issuing_country',
-      'mrz_type',
-      'ocr_lines',
-    ]);
+    assert.deepEqual(Object.keys(last.data).sort(), ['check_digits_valid', 'detected', 'document_kind', 'expired', 'has_face', 'has_mrz', 'issuing_country', 'mrz_type', 'ocr_lines']);
     assert.equal(last.data.issuing_country, 'UTO');
     assert.equal(last.data.expired, true);
     const json = JSON.stringify(events);
@@ -277,7 +271,16 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
       ['/api/v1/documents/ocr', [{ name: 'image', file: Buffer.from('%PDF-1.4 hello') }], 415, 'UNSUPPORTED_IMAGE_TYPE'],
       ['/api/v1/documents/mrz', [{ name: 'image', file: TD3_PNG.subarray(0, 4000) }], 400, 'INVALID_IMAGE'],
       ['/api/v1/documents/verify', [{ name: 'document', file: TD3_PNG }], 400, 'MISSING_FIELD'],
-      ['/api/v1/documents/verify', [{ name: 'document', file: TD3_PNG }, { name: 'selfie', file: TD3_PNG }, { name: 'threshold', value: '2' }], 400, 'INVALID_FIELD'],
+      [
+        '/api/v1/documents/verify',
+        [
+          { name: 'document', file: TD3_PNG },
+          { name: 'selfie', file: TD3_PNG },
+          { name: 'threshold', value: '2' },
+        ],
+        400,
+        'INVALID_FIELD',
+      ],
     ];
     for (const [url, parts, status, code] of cases) {
       const res = await post(url, parts);

@@ -16,7 +16,11 @@ describe('finding the MRZ anywhere: tiles, line length', () => {
     ] as const)
       assert.ok(ts.some((t) => x >= t.left && x < t.left + t.width && y >= t.top && y < t.top + t.height));
     // Anything up to half a tile across lies whole in one tile.
-    for (let y = 0; y + 480 <= 2294; y += 37) assert.ok(ts.some((t) => y >= t.top && y + 480 <= t.top + t.height), `band at ${y}`);
+    for (let y = 0; y + 480 <= 2294; y += 37)
+      assert.ok(
+        ts.some((t) => y >= t.top && y + 480 <= t.top + t.height),
+        `band at ${y}`,
+      );
     assert.deepEqual(tiles(800, 600, 960), [{ left: 0, top: 0, width: 800, height: 600 }]);
   });
 

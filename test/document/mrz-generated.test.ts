@@ -63,7 +63,10 @@ describe('generated ICAO 9303 documents read through POST /documents/mrz (real P
     const { want, got } = await read(1601, { format: 'TD3', surname: 'LI', given: 'AN' });
     assert.ok(got);
     assert.equal(got.mrz_type, 'TD3');
-    assert.deepEqual(got.raw_mrz.map((l) => l.length), [44, 44]);
+    assert.deepEqual(
+      got.raw_mrz.map((l) => l.length),
+      [44, 44],
+    );
     assert.deepEqual(wrongFields(got, want), []);
   });
 

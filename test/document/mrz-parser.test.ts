@@ -85,7 +85,7 @@ describe('MRZ parser on the labelled shared documents', () => {
     assert.equal(p.result.check_digits_valid, true);
   });
 
-  it('maps sex X to the spec\'s unspecified value', () => {
+  it("maps sex X to the spec's unspecified value", () => {
     const p = parseMrz(['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122X1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'])!;
     assert.equal(p.result.sex, '<');
   });

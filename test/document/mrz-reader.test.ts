@@ -26,7 +26,13 @@ describe('MRZ reader: when to read a zone again', () => {
   });
 
   it('does not for clear names, nor for doubt outside the names (check digits cover that)', () => {
-    assert.equal(namesUncertain(FORMATS.TD3, TD3.map((l) => distsFromLine(l, 0.001))), false);
+    assert.equal(
+      namesUncertain(
+        FORMATS.TD3,
+        TD3.map((l) => distsFromLine(l, 0.001)),
+      ),
+      false,
+    );
     assert.equal(namesUncertain(FORMATS.TD3, withDoubt(TD3, 1, 3, '8', 'B')), false); // document number
     assert.equal(namesUncertain(FORMATS.TD3, withDoubt(TD3, 0, 3, 'T', '7')), false); // issuing state
   });

@@ -8,7 +8,11 @@ const TD3 = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO74081
 const TD1 = ['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122F1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'];
 
 const set = (line: string, pos: number, c: string) => line.slice(0, pos) + c + line.slice(pos + 1);
-const repair = (format: keyof typeof FORMATS, lines: string[]) => repairMrz(FORMATS[format], lines.map((l) => distsFromLine(l))).lines;
+const repair = (format: keyof typeof FORMATS, lines: string[]) =>
+  repairMrz(
+    FORMATS[format],
+    lines.map((l) => distsFromLine(l)),
+  ).lines;
 
 /** Slots of `lines` where some positions were read uncertainly: [line, pos, read, runner-up]. */
 function uncertain(lines: string[], spots: [number, number, string, string][]): SlotDist[][] {
@@ -50,14 +54,23 @@ describe('MRZ repair: check digits', () => {
 
   it('fixes two confusions in one field when no single change holds', () => {
     const l2 = set(set(TD3[1]!, 1, 'B'), 5, 'O'); // L898902C3 -> LB989O2C3
-    const slots = uncertain([TD3[0]!, l2], [[1, 1, 'B', '8'], [1, 5, 'O', '0']]);
+    const slots = uncertain(
+      [TD3[0]!, l2],
+      [
+        [1, 1, 'B', '8'],
+        [1, 5, 'O', '0'],
+      ],
+    );
     assert.deepEqual(repairMrz(FORMATS.TD3, slots).lines, TD3);
   });
 
   it('leaves a clearly printed wrong check digit wrong (parsed, check_digits_valid false)', () => {
     const l2 = set(TD3[1]!, 9, '3'); // printed 3, computed 6
     // A clear print: the recogniser gives look-alikes almost no probability.
-    const out = repairMrz(FORMATS.TD3, [TD3[0]!, l2].map((l) => distsFromLine(l, 0.001))).lines;
+    const out = repairMrz(
+      FORMATS.TD3,
+      [TD3[0]!, l2].map((l) => distsFromLine(l, 0.001)),
+    ).lines;
     assert.equal(out[1], l2);
     const parsed = parseMrz(out)!;
     assert.equal(parsed.result.document_number, 'L898902C3');

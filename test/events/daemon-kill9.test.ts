@@ -87,7 +87,10 @@ describe('daemon killed with kill -9', () => {
     }
     await waitUntil(() => availability.at(-1) === 'online', 5000, 'online again');
     const list = await daemon.request('GET', '/api/v1/events/webhooks');
-    assert.deepEqual((list.json as { id: string }[]).map((w) => w.id), [webhookId]);
+    assert.deepEqual(
+      (list.json as { id: string }[]).map((w) => w.id),
+      [webhookId],
+    );
     await waitUntil(async () => ((await daemon.request('GET', `/api/v1/events/webhooks/${webhookId}/deliveries`)).json as { pending: number }).pending === 0, 5000, 'outbox drained');
     const health = (await daemon.request('GET', '/api/v1/admin/health')).json as { modules: { events: boolean } };
     assert.equal(health.modules.events, true);

@@ -41,7 +41,10 @@ describe('durable queues on a real LMDB store', () => {
     const outbox = new Outbox(store, { logSize: 2, maxPending: 2 }, log);
     const ev = (i: number) => ({ id: `e${i}`, type: 'face_detected' as const });
     const recs = [0, 1, 2].map((i) => outbox.enqueue('w1', ev(i), `{"i":${i}}`));
-    assert.deepEqual(recs.map((r) => r.status), ['pending', 'pending', 'failed']);
+    assert.deepEqual(
+      recs.map((r) => r.status),
+      ['pending', 'pending', 'failed'],
+    );
     assert.match(recs[2]!.last_error!, /outbox full/);
     assert.equal(outbox.pending, 2);
     assert.equal(outbox.overflowed, 1);
@@ -53,7 +56,10 @@ describe('durable queues on a real LMDB store', () => {
     await outbox.settled();
     const log2 = outbox.list('w1', 10);
     assert.equal(log2.length, 2, 'delivery_log_size 2: the oldest finished record was pruned');
-    assert.deepEqual(log2.map((d) => d.status), ['delivered', 'delivered']);
+    assert.deepEqual(
+      log2.map((d) => d.status),
+      ['delivered', 'delivered'],
+    );
     assert.equal(outbox.pending, 0);
     await store.close();
   });

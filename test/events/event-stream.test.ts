@@ -91,10 +91,15 @@ describe('GET /api/v1/events/stream (Server-Sent Events)', () => {
   });
 
   it('is documented in OpenAPI as text/event-stream with the event_type parameter', async () => {
-    const doc = (await t.app.inject({ url: '/docs/json' })).json() as { paths: Record<string, { get?: { parameters?: { name: string }[]; responses: Record<string, { content?: Record<string, unknown> }> } }> };
+    const doc = (await t.app.inject({ url: '/docs/json' })).json() as {
+      paths: Record<string, { get?: { parameters?: { name: string }[]; responses: Record<string, { content?: Record<string, unknown> }> } }>;
+    };
     const op = doc.paths['/api/v1/events/stream']?.get;
     assert.ok(op);
-    assert.deepEqual(op.parameters!.map((p) => p.name), ['event_type']);
+    assert.deepEqual(
+      op.parameters!.map((p) => p.name),
+      ['event_type'],
+    );
     assert.ok(op.responses['200']!.content!['text/event-stream']);
   });
 

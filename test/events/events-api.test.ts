@@ -50,7 +50,10 @@ describe('events API (history, webhook registry)', () => {
     assert.equal(all[0].data.i, 129, 'newest first');
     assert.equal(all[99].data.i, 30);
     const lines = (await t.app.inject({ method: 'GET', url: '/api/v1/events/recent?event_type=line_crossed&limit=3' })).json();
-    assert.deepEqual(lines.map((e: { data: { i: number } }) => e.data.i), [129, 127, 125]);
+    assert.deepEqual(
+      lines.map((e: { data: { i: number } }) => e.data.i),
+      [129, 127, 125],
+    );
     const none = (await t.app.inject({ method: 'GET', url: '/api/v1/events/recent?event_type=liveness_failed' })).json();
     assert.deepEqual(none, []);
     const bad = await t.app.inject({ method: 'GET', url: '/api/v1/events/recent?event_type=face_found' });
@@ -115,12 +118,13 @@ describe('events API (history, webhook registry)', () => {
     assert.match(w.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     assert.equal(w.enabled, true);
     assert.ok(!JSON.stringify(w).includes('top-secret'));
-    const second = (
-      await t.app.inject({ method: 'POST', url: '/api/v1/events/webhooks', payload: { url: 'https://127.0.0.1:9/b', event_types: [...EVENT_TYPES] } })
-    ).json();
+    const second = (await t.app.inject({ method: 'POST', url: '/api/v1/events/webhooks', payload: { url: 'https://127.0.0.1:9/b', event_types: [...EVENT_TYPES] } })).json();
     const list = await t.app.inject({ method: 'GET', url: '/api/v1/events/webhooks' });
     assert.equal(list.statusCode, 200);
-    assert.deepEqual(list.json().map((x: { id: string }) => x.id), [w.id, second.id]);
+    assert.deepEqual(
+      list.json().map((x: { id: string }) => x.id),
+      [w.id, second.id],
+    );
     assert.ok(!list.body.includes('top-secret') && !list.body.includes('secret'));
 
     const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/events/webhooks/${second.id}` });
@@ -175,7 +179,10 @@ describe('events API (history, webhook registry)', () => {
     await t.app.close();
     t = await testApp(overrides, {}, dataDir);
     const list = (await t.app.inject({ method: 'GET', url: '/api/v1/events/webhooks' })).json();
-    assert.deepEqual(list.map((x: { id: string }) => x.id), [kept.id]);
+    assert.deepEqual(
+      list.map((x: { id: string }) => x.id),
+      [kept.id],
+    );
     assert.deepEqual(list[0].event_types, ['face_matched', 'watchlist_alert']);
     const log = (await t.app.inject({ method: 'GET', url: `/api/v1/events/webhooks/${kept.id}/deliveries` })).json();
     assert.equal(log.pending, 1);

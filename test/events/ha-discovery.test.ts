@@ -35,8 +35,31 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     // Counts left by a previous run, so a reset command has something to reset.
     const first = await testApp({ ...LIGHT, video: { enabled: true } }, {}, dataDir);
     await first.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'door', source: DEAD_RTSP } });
-    await first.app.inject({ method: 'POST', url: '/api/v1/video/cameras/door/lines', payload: { rule_id: 'entrance', name: 'Entrance', points: [[0.1, 0.5], [0.9, 0.5]] } });
-    await first.app.inject({ method: 'POST', url: '/api/v1/video/cameras/door/zones', payload: { rule_id: 'lobby', points: [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]] } });
+    await first.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/door/lines',
+      payload: {
+        rule_id: 'entrance',
+        name: 'Entrance',
+        points: [
+          [0.1, 0.5],
+          [0.9, 0.5],
+        ],
+      },
+    });
+    await first.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/door/zones',
+      payload: {
+        rule_id: 'lobby',
+        points: [
+          [0.1, 0.1],
+          [0.9, 0.1],
+          [0.9, 0.9],
+          [0.1, 0.9],
+        ],
+      },
+    });
     await first.close();
     const store = new VideoStore(videoStoreDir(dataDir));
     store.open();
@@ -57,7 +80,17 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
       {
         ...LIGHT,
         video: { enabled: true },
-        mqtt: { reconnect_min_ms: 100, reconnect_max_ms: 400, url: broker.url, username: broker.username, password_file: broker.passwordFile, client_id: 'vigil-ha-test', discovery: true, commands: true, stats_interval_seconds: 1 },
+        mqtt: {
+          reconnect_min_ms: 100,
+          reconnect_max_ms: 400,
+          url: broker.url,
+          username: broker.username,
+          password_file: broker.passwordFile,
+          client_id: 'vigil-ha-test',
+          discovery: true,
+          commands: true,
+          stats_interval_seconds: 1,
+        },
       },
       {},
       dataDir,
@@ -114,7 +147,7 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     assert.equal(on('vigil/stats').at(-1)!.retain, false);
   });
 
-  it('commands: reset a rule\'s counts, validated as the REST API, answered on commands/result', async () => {
+  it("commands: reset a rule's counts, validated as the REST API, answered on commands/result", async () => {
     await sub.publishAsync('vigil/cameras/door/counts/entrance/reset', 'RESET', { qos: 1 });
     await waitUntil(() => results().length === 1, 5000, 'result');
     assert.equal(results()[0].ok, true);
@@ -124,7 +157,15 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     await sub.publishAsync('vigil/cameras/door/counts/nope/reset', 'RESET', { qos: 1 });
     await sub.publishAsync('vigil/cameras/ghost/reset_counts', 'RESET', { qos: 1 });
     await waitUntil(() => results().length === 3, 5000, 'two refusals');
-    assert.deepEqual(results().slice(1).map((r) => [r.ok, r.code]), [[false, 'RULE_NOT_FOUND'], [false, 'CAMERA_NOT_FOUND']]);
+    assert.deepEqual(
+      results()
+        .slice(1)
+        .map((r) => [r.ok, r.code]),
+      [
+        [false, 'RULE_NOT_FOUND'],
+        [false, 'CAMERA_NOT_FOUND'],
+      ],
+    );
     // A retained command runs once, not again on every connect (the broker replays it on subscribe).
     await sub.publishAsync('vigil/cameras/door/reset_counts', 'RESET', { qos: 1, retain: true });
     await waitUntil(() => results().length === 4, 5000, 'the live command');
@@ -159,7 +200,17 @@ describe('Home Assistant / BMS over MQTT against a real mosquitto', () => {
     await sub.publishAsync('vigil/cameras/bad id!/enabled/set', 'ON', { qos: 1 });
     await sub.publishAsync('vigil/cameras/door/enabled/set', 'maybe', { qos: 1 });
     await waitUntil(() => switched().length === 4, 5000, 'three refusals');
-    assert.deepEqual(switched().slice(1).map((r) => [r.ok, r.code]), [[false, 'CAMERA_NOT_FOUND'], [false, 'CAMERA_NOT_FOUND'], [false, 'INVALID_COMMAND']], JSON.stringify(switched()));
+    assert.deepEqual(
+      switched()
+        .slice(1)
+        .map((r) => [r.ok, r.code]),
+      [
+        [false, 'CAMERA_NOT_FOUND'],
+        [false, 'CAMERA_NOT_FOUND'],
+        [false, 'INVALID_COMMAND'],
+      ],
+      JSON.stringify(switched()),
+    );
     assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/door' })).json().enabled, false, 'a refused command changes nothing');
     await sub.publishAsync('vigil/cameras/door/enabled/set', 'on', { qos: 1 });
     await waitUntil(() => switched().length === 5, 5000, 'enable result');

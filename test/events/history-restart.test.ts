@@ -19,7 +19,10 @@ describe('event history survives a restart', () => {
       // Regression (issue 19): the history was memory only and empty after every restart.
       const second = await testApp({ ...EVENTS_ONLY, events: { history_size: 5 } }, {}, dataDir);
       const after = (await second.app.inject({ method: 'GET', url: '/api/v1/events/recent' })).json();
-      assert.deepEqual(after.map((e: { id: string }) => e.id), ids.slice(3).reverse());
+      assert.deepEqual(
+        after.map((e: { id: string }) => e.id),
+        ids.slice(3).reverse(),
+      );
       assert.deepEqual(after[0].data, { i: 7 });
       const more = second.app.vigil.bus.emit('line_crossed', 'video', { n: 1 }, 'cam').id;
       await second.close();
@@ -27,7 +30,10 @@ describe('event history survives a restart', () => {
       // A smaller history_size keeps the newest and forgets the rest on disk too.
       const third = await testApp({ ...EVENTS_ONLY, events: { history_size: 2 } }, {}, dataDir);
       const small = (await third.app.inject({ method: 'GET', url: '/api/v1/events/recent' })).json();
-      assert.deepEqual(small.map((e: { id: string }) => e.id), [more, ids[7]]);
+      assert.deepEqual(
+        small.map((e: { id: string }) => e.id),
+        [more, ids[7]],
+      );
       await third.close();
       const fourth = await testApp({ ...EVENTS_ONLY, events: { history_size: 10 } }, {}, dataDir);
       const grown = (await fourth.app.inject({ method: 'GET', url: '/api/v1/events/recent' })).json();

@@ -87,9 +87,7 @@ describe('MQTT mirror against a real mosquitto broker', () => {
     assert.deepEqual(JSON.parse(on('vigil/cameras/door_1/counts')[0]!.payload), { in: 3, out: 1 });
     // Retained: a new subscriber gets it at once.
     const late = await connectAsync(broker.url, { username: broker.username, password: broker.password });
-    const seen = new Promise<{ payload: string; retain: boolean }>((resolve) =>
-      late.on('message', (_topic, payload, packet) => resolve({ payload: payload.toString(), retain: packet.retain })),
-    );
+    const seen = new Promise<{ payload: string; retain: boolean }>((resolve) => late.on('message', (_topic, payload, packet) => resolve({ payload: payload.toString(), retain: packet.retain })));
     await late.subscribeAsync('vigil/cameras/door_1/counts', { qos: 1 });
     const m = await seen;
     assert.equal(m.retain, true);
@@ -135,10 +133,14 @@ describe('MQTT mirror against a real mosquitto broker', () => {
       await waitUntil(() => trusted.app.events.mirror.connected, 5000, 'TLS connect');
       const e = trusted.app.vigil.bus.emit('liveness_passed', 'liveness', { session_id: 's1' });
       await waitUntil(() => on('vigil/events/liveness_passed').some((m) => JSON.parse(m.payload).id === e.id), 5000, 'event over TLS');
-      await waitUntil(async () => {
-        const h = (await untrusted.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
-        return /certificate|self.signed|issuer/i.test(h.details.events);
-      }, 5000, 'the certificate error in health');
+      await waitUntil(
+        async () => {
+          const h = (await untrusted.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
+          return /certificate|self.signed|issuer/i.test(h.details.events);
+        },
+        5000,
+        'the certificate error in health',
+      );
       assert.equal(untrusted.app.events.mirror.connected, false);
     } finally {
       await trusted.close();

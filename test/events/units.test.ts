@@ -32,9 +32,18 @@ describe('retry schedule', () => {
 
   it('jitter stays within ±jitter of the nominal delay', () => {
     const p = { ...DEFAULT_POLICY, jitter: 0.2 };
-    assert.equal(retryDelayMs(3, p, () => 0), 16_000);
-    assert.equal(retryDelayMs(3, p, () => 1), 24_000);
-    assert.equal(retryDelayMs(3, p, () => 0.5), 20_000);
+    assert.equal(
+      retryDelayMs(3, p, () => 0),
+      16_000,
+    );
+    assert.equal(
+      retryDelayMs(3, p, () => 1),
+      24_000,
+    );
+    assert.equal(
+      retryDelayMs(3, p, () => 0.5),
+      20_000,
+    );
   });
 
   it('Retry-After: seconds, HTTP date, garbage', () => {
@@ -66,9 +75,18 @@ describe('history', () => {
     const h = new EventHistory(5);
     for (let i = 0; i < 8; i++) h.push(ev(i, i % 2 ? 'line_crossed' : 'face_detected'));
     assert.equal(h.size, 5);
-    assert.deepEqual(h.recent(100).map((e) => e.id), ['e7', 'e6', 'e5', 'e4', 'e3']);
-    assert.deepEqual(h.recent(2).map((e) => e.id), ['e7', 'e6']);
-    assert.deepEqual(h.recent(100, 'face_detected').map((e) => e.id), ['e6', 'e4']);
+    assert.deepEqual(
+      h.recent(100).map((e) => e.id),
+      ['e7', 'e6', 'e5', 'e4', 'e3'],
+    );
+    assert.deepEqual(
+      h.recent(2).map((e) => e.id),
+      ['e7', 'e6'],
+    );
+    assert.deepEqual(
+      h.recent(100, 'face_detected').map((e) => e.id),
+      ['e6', 'e4'],
+    );
   });
 });
 

@@ -87,8 +87,14 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     await waitUntil(() => forPath('flaky').length >= 2, 5000, 'the retry');
     await new Promise((r) => setTimeout(r, 300)); // no further attempt may follow a success
     const reqs = forPath('flaky');
-    assert.deepEqual(reqs.map((r) => r.status), [500, 200]);
-    assert.ok(reqs.every((r) => r.headers['x-event-id'] === event.id), 'same X-Event-ID on the retry');
+    assert.deepEqual(
+      reqs.map((r) => r.status),
+      [500, 200],
+    );
+    assert.ok(
+      reqs.every((r) => r.headers['x-event-id'] === event.id),
+      'same X-Event-ID on the retry',
+    );
     assert.ok(reqs[1]!.at - reqs[0]!.at >= 40, 'retry waited for the backoff');
     const d = (await log(id)).deliveries[0];
     assert.equal(d.status, 'delivered');
@@ -115,7 +121,10 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     t.app.vigil.bus.emit('system_error', 'video', { module: 'video', message: 'x', case: 'redirect' });
     await waitUntil(() => forPath('redirect').length >= 2, 5000, 'retry after the redirect');
     assert.equal(forPath('elsewhere').length, 0, 'the Location was never requested');
-    assert.deepEqual(forPath('redirect').map((r) => r.status), [302, 200]);
+    assert.deepEqual(
+      forPath('redirect').map((r) => r.status),
+      [302, 200],
+    );
     assert.ok(calls >= 4);
     await t.app.inject({ method: 'DELETE', url: `/api/v1/events/webhooks/${rd}` });
   });
@@ -175,7 +184,10 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     assert.equal(forPath('gone').length, 1, 'a disabled webhook receives nothing');
     const held = await log(id);
     assert.equal(held.held, 2);
-    assert.deepEqual(held.deliveries.map((d: { status: string }) => d.status), ['held', 'held']);
+    assert.deepEqual(
+      held.deliveries.map((d: { status: string }) => d.status),
+      ['held', 'held'],
+    );
     const refused = await t.app.inject({ method: 'POST', url: `/api/v1/events/webhooks/${id}/deliveries/${l.deliveries[0].delivery_id}/redeliver` });
     assert.equal(refused.statusCode, 409);
 
@@ -183,7 +195,13 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
     const en = await t.app.inject({ method: 'POST', url: `/api/v1/events/webhooks/${id}/enable` });
     assert.equal(en.json().enabled, true);
     await waitUntil(() => forPath('gone').length === 3, 5000, 'the held deliveries');
-    assert.deepEqual(forPath('gone').slice(1).map((r) => r.headers['x-event-id']), [event.id, missed.id], 'held deliveries go in order');
+    assert.deepEqual(
+      forPath('gone')
+        .slice(1)
+        .map((r) => r.headers['x-event-id']),
+      [event.id, missed.id],
+      'held deliveries go in order',
+    );
     await waitUntil(async () => (await log(id)).held === 0 && (await log(id)).pending === 0, 3000, 'nothing left held');
     const first = (await log(id)).deliveries.find((d: { event_id: string }) => d.event_id === event.id);
     assert.equal(first.status, 'delivered');
@@ -218,10 +236,14 @@ describe('webhook delivery to a real HTTPS receiver with a private CA', () => {
       const id = res.json().id as string;
       strict.app.vigil.bus.emit('face_detected', 'face', {});
       let d: { status: string; last_error: string } | undefined;
-      await waitUntil(async () => {
-        d = (await strict.app.inject({ method: 'GET', url: `/api/v1/events/webhooks/${id}/deliveries` })).json().deliveries[0];
-        return d?.status === 'failed';
-      }, 5000, 'the refused delivery');
+      await waitUntil(
+        async () => {
+          d = (await strict.app.inject({ method: 'GET', url: `/api/v1/events/webhooks/${id}/deliveries` })).json().deliveries[0];
+          return d?.status === 'failed';
+        },
+        5000,
+        'the refused delivery',
+      );
       assert.match(d!.last_error, /certificate|CERT|self.signed|issuer/i);
       assert.equal(forPath('untrusted').length, 0, 'no request reached the receiver');
     } finally {

@@ -102,7 +102,9 @@ describe('webhook delivery an integrator can trust', () => {
     await new Promise((r) => setTimeout(r, 1000));
     down = false;
     await waitUntil(() => sent.every((e) => rx.deliveredIds().has(e)), 15_000, 'all 30 after the outage');
-    const arrived = forPath('ordered').filter((r) => r.status === 200).map((r) => String(r.headers['x-event-id']));
+    const arrived = forPath('ordered')
+      .filter((r) => r.status === 200)
+      .map((r) => String(r.headers['x-event-id']));
     // Regression (issue 19): after an outage 63% of deliveries arrived out of order.
     assert.deepEqual(arrived, sent);
     await t.app.inject({ method: 'DELETE', url: `/api/v1/events/webhooks/${id}` });
@@ -143,7 +145,10 @@ describe('webhook delivery an integrator can trust', () => {
     assert.deepEqual(on.json().event_types, ['face_matched', 'watchlist_alert']);
     await waitUntil(() => forPath('new-url').length === 3, 5000, 'the replay');
     const got = forPath('new-url');
-    assert.deepEqual(got.map((r) => r.headers['x-event-id']), missed);
+    assert.deepEqual(
+      got.map((r) => r.headers['x-event-id']),
+      missed,
+    );
     for (const r of got) assert.equal(r.headers['x-signature-256'], `sha256=${createHmac('sha256', 'new-secret').update(r.raw).digest('hex')}`);
     assert.equal(forPath('old-url').length, 0);
     await t.app.inject({ method: 'DELETE', url: `/api/v1/events/webhooks/${id}` });

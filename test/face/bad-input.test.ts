@@ -60,7 +60,10 @@ describe('face: bad input gets a documented 4xx and the daemon keeps serving', (
     const res = await detect(tiny);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), { faces: [], count: 0 });
-    const v = await post('/api/v1/verify', [{ name: 'image1', file: tiny }, { name: 'image2', file: face }]);
+    const v = await post('/api/v1/verify', [
+      { name: 'image1', file: tiny },
+      { name: 'image2', file: face },
+    ]);
     assert.equal(v.statusCode, 422);
     assertErrorShape(v.json(), 422, 'NO_FACE');
     assert.equal(v.json().field, 'image1');
@@ -68,7 +71,11 @@ describe('face: bad input gets a documented 4xx and the daemon keeps serving', (
 
   it('threshold out of range or not a number: 400 INVALID_FIELD naming threshold', async () => {
     for (const threshold of ['1.5', '-0.1', 'abc']) {
-      const res = await post('/api/v1/verify', [{ name: 'image1', file: face }, { name: 'image2', file: face }, { name: 'threshold', value: threshold }]);
+      const res = await post('/api/v1/verify', [
+        { name: 'image1', file: face },
+        { name: 'image2', file: face },
+        { name: 'threshold', value: threshold },
+      ]);
       assert.equal(res.statusCode, 400, threshold);
       assertErrorShape(res.json(), 400, 'INVALID_FIELD');
       assert.equal(res.json().field, 'threshold');
@@ -76,7 +83,11 @@ describe('face: bad input gets a documented 4xx and the daemon keeps serving', (
   });
 
   it('threshold at the edges 0 and 1 is accepted and decides is_match', async () => {
-    const parts = (threshold: string): Part[] => [{ name: 'image1', file: face }, { name: 'image2', file: file('identities', 'bbt_amy', 'amy2.png') }, { name: 'threshold', value: threshold }];
+    const parts = (threshold: string): Part[] => [
+      { name: 'image1', file: face },
+      { name: 'image2', file: file('identities', 'bbt_amy', 'amy2.png') },
+      { name: 'threshold', value: threshold },
+    ];
     const lo = await post('/api/v1/verify', parts('0'));
     const hi = await post('/api/v1/verify', parts('1'));
     assert.equal(lo.statusCode, 200);

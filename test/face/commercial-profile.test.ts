@@ -40,7 +40,12 @@ describe('face.profile: commercial', () => {
   it('the default profile is not cleared, and /admin/models says which models block it', async () => {
     const t = await testApp({});
     try {
-      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; reason?: string; commercial_use?: boolean; models?: { name: string; commercial_use: boolean }[] }[];
+      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as {
+        name: string;
+        reason?: string;
+        commercial_use?: boolean;
+        models?: { name: string; commercial_use: boolean }[];
+      }[];
       const det = models.find((m) => m.name === 'face_detector')!;
       assert.equal(det.commercial_use, false);
       assert.match(det.reason!, /NOT cleared for commercial use: .*face_det_scrfd_500m.*face_rec_faceplugin_512d/);
@@ -52,7 +57,13 @@ describe('face.profile: commercial', () => {
   it('runs end to end: a face on every identity photo it is given, none on noface/, a genuine pair matched', async () => {
     const t = await testApp({ face: { profile: 'commercial' } });
     try {
-      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; loaded: boolean; reason?: string; commercial_use?: boolean; models?: { name: string; commercial_use: boolean; license: string }[] }[];
+      const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as {
+        name: string;
+        loaded: boolean;
+        reason?: string;
+        commercial_use?: boolean;
+        models?: { name: string; commercial_use: boolean; license: string }[];
+      }[];
       const det = models.find((m) => m.name === 'face_detector')!;
       assert.equal(det.commercial_use, true);
       assert.match(det.reason!, /^face stack cleared for commercial use/);
@@ -67,13 +78,19 @@ describe('face.profile: commercial', () => {
       const v = await t.app.inject({
         method: 'POST',
         url: '/api/v1/verify',
-        ...multipart([{ name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') }, { name: 'image2', file: file('identities', 'bbt_sheldon', 'sheldon2.png') }]),
+        ...multipart([
+          { name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') },
+          { name: 'image2', file: file('identities', 'bbt_sheldon', 'sheldon2.png') },
+        ]),
       });
       assert.equal(v.statusCode, 200);
       const other = await t.app.inject({
         method: 'POST',
         url: '/api/v1/verify',
-        ...multipart([{ name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') }, { name: 'image2', file: file('identities', 'bbt_penny', 'penny1.png') }]),
+        ...multipart([
+          { name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') },
+          { name: 'image2', file: file('identities', 'bbt_penny', 'penny1.png') },
+        ]),
       });
       assert.ok(v.json().similarity > other.json().similarity, `genuine ${v.json().similarity} vs impostor ${other.json().similarity}`);
       assert.equal(other.json().is_match, false);

@@ -14,7 +14,13 @@ import { testdata } from '../helpers/paths.js';
 /** Geometry SCRFD-500m reports for the 150x150 identity crops, rounded (their faces sit alike). */
 const TIGHT_CROP_FACE: FaceGeometry = {
   box: [12, 2, 140, 148],
-  kps: [[46, 44], [103, 43], [75, 79], [54, 105], [101, 103]],
+  kps: [
+    [46, 44],
+    [103, 43],
+    [75, 79],
+    [54, 105],
+    [101, 103],
+  ],
 };
 
 const photo = (...p: string[]) => readFileSync(testdata('faces', ...p));
@@ -30,10 +36,15 @@ describe('demographics (HSE FaceRes converted from TFJS)', () => {
 
   it('/admin/models reports demographics loaded, with its model file and licence', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' });
-    const c = (res.json() as { name: string; module: string; loaded: boolean; reason?: string; models?: { name: string; license: string; provider?: string }[] }[]).find((m) => m.name === 'demographics')!;
+    const c = (res.json() as { name: string; module: string; loaded: boolean; reason?: string; models?: { name: string; license: string; provider?: string }[] }[]).find(
+      (m) => m.name === 'demographics',
+    )!;
     assert.equal(c.module, 'face');
     assert.equal(c.loaded, true, c.reason);
-    assert.deepEqual(c.models?.map((m) => m.name), [DEMOGRAPHICS_MODEL]);
+    assert.deepEqual(
+      c.models?.map((m) => m.name),
+      [DEMOGRAPHICS_MODEL],
+    );
     assert.match(c.models![0]!.license, /vladmandic\/human/);
     assert.equal(c.models![0]!.provider, 'cpu');
   });
@@ -86,7 +97,10 @@ describe('demographics (HSE FaceRes converted from TFJS)', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/verify',
-      ...multipart([{ name: 'image1', file: photo('identities', 'fr_rose_leslie', 'img1.jpg') }, { name: 'image2', file: photo('identities', 'fr_joe_biden', 'biden.jpg') }]),
+      ...multipart([
+        { name: 'image1', file: photo('identities', 'fr_rose_leslie', 'img1.jpg') },
+        { name: 'image2', file: photo('identities', 'fr_joe_biden', 'biden.jpg') },
+      ]),
     });
     assert.equal(res.statusCode, 200);
     for (const face of [res.json().face1, res.json().face2]) {

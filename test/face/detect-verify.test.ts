@@ -35,7 +35,10 @@ describe('face: /detect and /verify on the real models', () => {
     assert.equal(body.count, 6);
     assert.equal(body.faces.length, 6);
     const sizes = body.faces.map((f: { detection: { face_size: number } }) => f.detection.face_size);
-    assert.deepEqual(sizes, [...sizes].sort((a: number, b: number) => b - a));
+    assert.deepEqual(
+      sizes,
+      [...sizes].sort((a: number, b: number) => b - a),
+    );
     for (const f of body.faces) {
       assert.equal(f.detection.bbox.length, 4);
       assert.equal(f.detection.landmarks.length, 5);
@@ -121,7 +124,7 @@ describe('face: /detect and /verify on the real models', () => {
     const upscaled = await t.app.face.detect(img, { minFaceUpscale: true });
     assert.ok(native.length < 5, `native found ${native.length}`);
     assert.equal(upscaled.length, 5);
-    for (const f of upscaled) assert.ok(f.box[2] <= 60 && f.box[3] <= 39, 'box not in the tiny image\'s coordinates');
+    for (const f of upscaled) assert.ok(f.box[2] <= 60 && f.box[3] <= 39, "box not in the tiny image's coordinates");
   });
 
   it('publishes face_detected with the documented payload, and nothing when no face is found', async () => {
@@ -173,7 +176,13 @@ describe('face: /detect and /verify on the real models', () => {
     const list = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; loaded: boolean; models?: { name: string }[] }[];
     const by = new Map(list.map((m) => [m.name, m]));
     for (const n of ['face_detector', 'face_recognizer', 'liveness']) assert.equal(by.get(n)!.loaded, true, n);
-    assert.deepEqual(by.get('face_recognizer')!.models!.map((m) => m.name), ['face_rec_faceplugin_512d']);
-    assert.deepEqual(by.get('face_detector')!.models!.map((m) => m.name), ['face_det_scrfd_500m']);
+    assert.deepEqual(
+      by.get('face_recognizer')!.models!.map((m) => m.name),
+      ['face_rec_faceplugin_512d'],
+    );
+    assert.deepEqual(
+      by.get('face_detector')!.models!.map((m) => m.name),
+      ['face_det_scrfd_500m'],
+    );
   });
 });

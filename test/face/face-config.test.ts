@@ -28,7 +28,10 @@ describe('face: configuration is honoured', () => {
       const v = await t.app.inject({
         method: 'POST',
         url: '/api/v1/verify',
-        ...multipart([{ name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') }, { name: 'image2', file: file('identities', 'bbt_sheldon', 'sheldon2.png') }]),
+        ...multipart([
+          { name: 'image1', file: file('identities', 'bbt_sheldon', 'sheldon1.png') },
+          { name: 'image2', file: file('identities', 'bbt_sheldon', 'sheldon2.png') },
+        ]),
       });
       assert.equal(v.json().is_match, true);
       const models = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/models' })).json() as { name: string; loaded: boolean; reason?: string }[];

@@ -14,11 +14,15 @@ describe('face geometry and scoring units', () => {
   it('NMS keeps the higher-scored of two overlapping faces and any separate one', () => {
     const f = (box: [number, number, number, number], score: number): RawFace => ({ box, score, kps: [] });
     const kept = nms([f([0, 0, 100, 100], 0.7), f([5, 5, 105, 105], 0.9), f([300, 300, 380, 380], 0.6)], 0.4);
-    assert.deepEqual(kept.map((k) => k.score), [0.9, 0.6]);
+    assert.deepEqual(
+      kept.map((k) => k.score),
+      [0.9, 0.6],
+    );
   });
 
   it('estimateSimilarity recovers a known rotation + scale + shift, and invertAffine undoes it', () => {
-    const a = 1.7 * Math.cos(0.4), b = 1.7 * Math.sin(0.4);
+    const a = 1.7 * Math.cos(0.4),
+      b = 1.7 * Math.sin(0.4);
     const truth: Affine = [a, -b, 12, b, a, -7];
     const src = ARCFACE_TEMPLATE.map((p) => apply(invertAffine(truth), p));
     const est = estimateSimilarity(src, ARCFACE_TEMPLATE);
@@ -28,7 +32,8 @@ describe('face geometry and scoring units', () => {
   });
 
   it('alignFace maps the landmarks onto the 112x112 template (checked through a marked pixel)', () => {
-    const W = 400, H = 300;
+    const W = 400,
+      H = 300;
     const data = Buffer.alloc(W * H * 3);
     // landmarks = template scaled 2x, shifted by (100, 50); mark the nose tip pixel red.
     const kps = ARCFACE_TEMPLATE.map(([x, y]) => [x * 2 + 100, y * 2 + 50] as Point);
@@ -93,7 +98,8 @@ describe('face geometry and scoring units', () => {
   it('head pose: roll follows the eye line, yaw the nose offset', () => {
     const frontal = headPose(ARCFACE_TEMPLATE);
     assert.ok(Math.abs(frontal.yaw) < 2 && Math.abs(frontal.roll) < 1);
-    const c = Math.cos(0.35), s = Math.sin(0.35);
+    const c = Math.cos(0.35),
+      s = Math.sin(0.35);
     const rolled = headPose(ARCFACE_TEMPLATE.map(([x, y]) => [x * c - y * s, x * s + y * c] as Point));
     assert.ok(Math.abs(rolled.roll - frontal.roll - 20.05) < 0.1, `roll ${rolled.roll}`);
     const turned = headPose(ARCFACE_TEMPLATE.map(([x, y], i) => (i === 2 ? [x + 15, y] : [x, y]) as Point));

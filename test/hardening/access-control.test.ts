@@ -28,10 +28,7 @@ describe('access control: off by default, bearer tokens with scopes when configu
 
   it('config: a token entry needs exactly one of token and token_sha256; TLS needs both files', () => {
     assert.throws(() => loadConfig({ env: {}, overrides: { auth: { tokens: [{ name: 'a', scope: 'read' }] } } }), ConfigError);
-    assert.throws(
-      () => loadConfig({ env: {}, overrides: { auth: { tokens: [{ name: 'a', scope: 'read', token: READ, token_sha256: sha(READ) }] } } }),
-      ConfigError,
-    );
+    assert.throws(() => loadConfig({ env: {}, overrides: { auth: { tokens: [{ name: 'a', scope: 'read', token: READ, token_sha256: sha(READ) }] } } }), ConfigError);
     assert.throws(() => loadConfig({ env: {}, overrides: { auth: { tokens: [{ name: 'a', scope: 'read', token: 'short' }] } } }), ConfigError);
     assert.throws(() => loadConfig({ env: {}, overrides: { server: { tls_cert_file: '/x.pem' } } }), ConfigError);
     const env = loadConfig({ env: { VIGIL_AUTH_TOKENS: JSON.stringify([{ name: 'ops', scope: 'admin', token_sha256: sha(ADMIN) }]) } });
@@ -69,8 +66,7 @@ describe('access control: off by default, bearer tokens with scopes when configu
       assert.equal(cfg.statusCode, 403);
       assertErrorShape(cfg.json(), 403, 'FORBIDDEN');
       assert.equal((await get('/api/v1/admin/config', ADMIN)).statusCode, 200);
-      const post = (token: string) =>
-        t.app.inject({ method: 'POST', url: '/api/v1/liveness/sessions', headers: { authorization: `Bearer ${token}` } });
+      const post = (token: string) => t.app.inject({ method: 'POST', url: '/api/v1/liveness/sessions', headers: { authorization: `Bearer ${token}` } });
       assert.equal((await post(READ)).statusCode, 403);
       assert.equal((await post(WRITE)).statusCode, 200);
       assert.equal((await post(ADMIN)).statusCode, 200);

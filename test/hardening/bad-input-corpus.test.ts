@@ -21,7 +21,7 @@ interface Case {
 /** A JPEG whose frame header claims width x height: a bomb's header on a tiny file. */
 function jpegClaiming(jpeg: Buffer, width: number, height: number): Buffer {
   const out = Buffer.from(jpeg);
-  for (let i = 2; i + 9 < out.length; ) {
+  for (let i = 2; i + 9 < out.length;) {
     const marker = out[i + 1]!;
     if (marker >= 0xc0 && marker <= 0xc2) {
       out.writeUInt16BE(height, i + 5);
@@ -80,9 +80,20 @@ describe('bad-input corpus: every endpoint answers 4xx in the error shape, never
   ];
   for (const ep of imageEndpoints) {
     const label = () => `${ep.url().replace(/[0-9a-f-]{36}/, ':id')} ${ep.file}`;
-    const up = (file: Buffer, extra: Part[] = []) => () => mp(ep.url(), [...(ep.others?.() ?? []), { name: ep.file, file }, ...extra]);
+    const up =
+      (file: Buffer, extra: Part[] = []) =>
+      () =>
+        mp(ep.url(), [...(ep.others?.() ?? []), { name: ep.file, file }, ...extra]);
     const add = (what: string, req: () => InjectOptions, status?: number, code?: string) =>
-      cases.push({ name: `${what}`, req, ...(status ? { status } : {}), ...(code ? { code } : {}), get label() { return label(); } } as Case);
+      cases.push({
+        name: `${what}`,
+        req,
+        ...(status ? { status } : {}),
+        ...(code ? { code } : {}),
+        get label() {
+          return label();
+        },
+      } as Case);
     add(`${ep.file}: non-image bytes`, () => up(Buffer.from('%PDF-1.4 not an image'))(), 415, 'UNSUPPORTED_IMAGE_TYPE');
     // GIF is accepted since issue 21 (content decides): a GIF header with no image is corrupt; SVG stays refused.
     add(`${ep.file}: truncated GIF`, () => up(Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1'))(), 400, 'INVALID_IMAGE');
@@ -105,26 +116,120 @@ describe('bad-input corpus: every endpoint answers 4xx in the error shape, never
       return { method: 'POST', url: ep.url(), headers: m.headers, payload: m.payload.subarray(0, m.payload.length - 400) };
     });
     add(`${ep.file}: 70 KB text field`, () => up(tiny, [{ name: 'label', value: 'x'.repeat(70 * 1024) }])(), 413, 'FIELD_TOO_LARGE');
-    add(`${ep.file}: five files`, () => up(tiny, [1, 2, 3, 4].map((i) => ({ name: `extra${i}`, file: tiny })))(), 413);
+    add(
+      `${ep.file}: five files`,
+      () =>
+        up(
+          tiny,
+          [1, 2, 3, 4].map((i) => ({ name: `extra${i}`, file: tiny })),
+        )(),
+      413,
+    );
   }
 
   // ---- Numeric multipart fields. ----
   for (const v of ['abc', 'Infinity', '-Infinity', '1e309', 'NaN', '-0.1', '1.5', '0x10', '[]']) {
-    cases.push({ name: `verify threshold=${v}`, req: () => mp('/api/v1/verify', [{ name: 'image1', file: tiny }, { name: 'image2', file: tiny }, { name: 'threshold', value: v }]), status: 400 });
-    cases.push({ name: `identify threshold=${v}`, req: () => mp('/api/v1/identify', [{ name: 'image', file: tiny }, { name: 'threshold', value: v }]), status: 400 });
-    cases.push({ name: `documents/verify threshold=${v}`, req: () => mp('/api/v1/documents/verify', [{ name: 'document', file: tiny }, { name: 'selfie', file: tiny }, { name: 'threshold', value: v }]), status: 400 });
+    cases.push({
+      name: `verify threshold=${v}`,
+      req: () =>
+        mp('/api/v1/verify', [
+          { name: 'image1', file: tiny },
+          { name: 'image2', file: tiny },
+          { name: 'threshold', value: v },
+        ]),
+      status: 400,
+    });
+    cases.push({
+      name: `identify threshold=${v}`,
+      req: () =>
+        mp('/api/v1/identify', [
+          { name: 'image', file: tiny },
+          { name: 'threshold', value: v },
+        ]),
+      status: 400,
+    });
+    cases.push({
+      name: `documents/verify threshold=${v}`,
+      req: () =>
+        mp('/api/v1/documents/verify', [
+          { name: 'document', file: tiny },
+          { name: 'selfie', file: tiny },
+          { name: 'threshold', value: v },
+        ]),
+      status: 400,
+    });
   }
   for (const v of ['abc', 'Infinity', '1e309', '2.5', '0', '-3', '1e9']) {
-    cases.push({ name: `identify top_k=${v}`, req: () => mp('/api/v1/identify', [{ name: 'image', file: tiny }, { name: 'top_k', value: v }]), status: 400 });
+    cases.push({
+      name: `identify top_k=${v}`,
+      req: () =>
+        mp('/api/v1/identify', [
+          { name: 'image', file: tiny },
+          { name: 'top_k', value: v },
+        ]),
+      status: 400,
+    });
   }
   cases.push({ name: 'enroll without label', req: () => mp('/api/v1/watchlist/enroll', [{ name: 'image', file: face }]), status: 400, code: 'MISSING_FIELD' });
-  cases.push({ name: 'enroll with a blank label', req: () => mp('/api/v1/watchlist/enroll', [{ name: 'image', file: face }, { name: 'label', value: '   ' }]), status: 400 });
-  cases.push({ name: 'enroll with a traversal identity_id', req: () => mp('/api/v1/watchlist/enroll', [{ name: 'image', file: face }, { name: 'label', value: 'A' }, { name: 'identity_id', value: '../../etc/passwd' }]) });
-  cases.push({ name: 'enroll with a traversal watchlist_name', req: () => mp('/api/v1/watchlist/enroll', [{ name: 'image', file: face }, { name: 'label', value: 'A' }, { name: 'watchlist_name', value: '../../x' }]) });
-  cases.push({ name: 'identify in a traversal watchlist_name', req: () => mp('/api/v1/identify', [{ name: 'image', file: face }, { name: 'watchlist_name', value: '../../x' }]) });
+  cases.push({
+    name: 'enroll with a blank label',
+    req: () =>
+      mp('/api/v1/watchlist/enroll', [
+        { name: 'image', file: face },
+        { name: 'label', value: '   ' },
+      ]),
+    status: 400,
+  });
+  cases.push({
+    name: 'enroll with a traversal identity_id',
+    req: () =>
+      mp('/api/v1/watchlist/enroll', [
+        { name: 'image', file: face },
+        { name: 'label', value: 'A' },
+        { name: 'identity_id', value: '../../etc/passwd' },
+      ]),
+  });
+  cases.push({
+    name: 'enroll with a traversal watchlist_name',
+    req: () =>
+      mp('/api/v1/watchlist/enroll', [
+        { name: 'image', file: face },
+        { name: 'label', value: 'A' },
+        { name: 'watchlist_name', value: '../../x' },
+      ]),
+  });
+  cases.push({
+    name: 'identify in a traversal watchlist_name',
+    req: () =>
+      mp('/api/v1/identify', [
+        { name: 'image', file: face },
+        { name: 'watchlist_name', value: '../../x' },
+      ]),
+  });
 
   // ---- Liveness sessions. ----
-  for (const q of ['num_challenges=Infinity', 'num_challenges=1e309', 'num_challenges=-Infinity', 'num_challenges=NaN', 'num_challenges=2.5', 'num_challenges=0', 'num_challenges=8', 'num_challenges=-1', 'num_challenges=abc', 'num_challenges=', 'timeout_seconds=Infinity', 'timeout_seconds=1e309', 'timeout_seconds=-Infinity', 'timeout_seconds=NaN', 'timeout_seconds=0', 'timeout_seconds=1000', 'timeout_seconds=-5', 'timeout_seconds=abc', 'unknown=1', 'num_challenges=3&num_challenges=4']) {
+  for (const q of [
+    'num_challenges=Infinity',
+    'num_challenges=1e309',
+    'num_challenges=-Infinity',
+    'num_challenges=NaN',
+    'num_challenges=2.5',
+    'num_challenges=0',
+    'num_challenges=8',
+    'num_challenges=-1',
+    'num_challenges=abc',
+    'num_challenges=',
+    'timeout_seconds=Infinity',
+    'timeout_seconds=1e309',
+    'timeout_seconds=-Infinity',
+    'timeout_seconds=NaN',
+    'timeout_seconds=0',
+    'timeout_seconds=1000',
+    'timeout_seconds=-5',
+    'timeout_seconds=abc',
+    'unknown=1',
+    'num_challenges=3&num_challenges=4',
+  ]) {
     cases.push({ name: `create session ?${q}`, req: () => ({ method: 'POST', url: `/api/v1/liveness/sessions?${q}` }), status: 400 });
   }
   for (const id of ['00000000-0000-0000-0000-000000000000', 'nope', '..%2F..%2Fetc%2Fpasswd', '%2e%2e', 'a'.repeat(65)]) {
@@ -169,26 +274,132 @@ describe('bad-input corpus: every endpoint answers 4xx in the error shape, never
   cases.push({ name: 'snapshot of a camera without frames', req: () => ({ method: 'GET', url: '/api/v1/video/cameras/cam1/snapshot' }), status: 404 });
   const lineBodies: [string, unknown][] = [
     ['one point', { points: [[0.1, 0.1]] }],
-    ['three points', { points: [[0.1, 0.1], [0.2, 0.2], [0.3, 0.3]] }],
-    ['a coordinate of 2', { points: [[0.1, 0.1], [2, 0.2]] }],
+    [
+      'three points',
+      {
+        points: [
+          [0.1, 0.1],
+          [0.2, 0.2],
+          [0.3, 0.3],
+        ],
+      },
+    ],
+    [
+      'a coordinate of 2',
+      {
+        points: [
+          [0.1, 0.1],
+          [2, 0.2],
+        ],
+      },
+    ],
     ['a coordinate of 1e309', '{"points":[[0.1,0.1],[1e309,0.2]]}'],
-    ['string coordinates', { points: [['0.1', '0.1'], ['0.2', '0.2']] }],
+    [
+      'string coordinates',
+      {
+        points: [
+          ['0.1', '0.1'],
+          ['0.2', '0.2'],
+        ],
+      },
+    ],
     ['hysteresis 1e309', '{"points":[[0.1,0.1],[0.9,0.9]],"hysteresis":1e309}'],
-    ['negative hysteresis', { points: [[0.1, 0.1], [0.9, 0.9]], hysteresis: -1 }],
-    ['unknown field', { points: [[0.1, 0.1], [0.9, 0.9]], color: 'red' }],
-    ['traversal rule_id', { points: [[0.1, 0.1], [0.9, 0.9]], rule_id: '../x' }],
-    ['a zero-length line', { points: [[0.5, 0.5], [0.5, 0.5]] }],
+    [
+      'negative hysteresis',
+      {
+        points: [
+          [0.1, 0.1],
+          [0.9, 0.9],
+        ],
+        hysteresis: -1,
+      },
+    ],
+    [
+      'unknown field',
+      {
+        points: [
+          [0.1, 0.1],
+          [0.9, 0.9],
+        ],
+        color: 'red',
+      },
+    ],
+    [
+      'traversal rule_id',
+      {
+        points: [
+          [0.1, 0.1],
+          [0.9, 0.9],
+        ],
+        rule_id: '../x',
+      },
+    ],
+    [
+      'a zero-length line',
+      {
+        points: [
+          [0.5, 0.5],
+          [0.5, 0.5],
+        ],
+      },
+    ],
   ];
   for (const [what, body] of lineBodies) cases.push({ name: `add line: ${what}`, req: () => json('POST', '/api/v1/video/cameras/cam1/lines', body) });
   const zoneBodies: [string, unknown][] = [
-    ['two points', { points: [[0.1, 0.1], [0.2, 0.2]] }],
-    ['a coordinate of -1', { points: [[0.1, 0.1], [-1, 0.2], [0.3, 0.9]] }],
-    ['NaN-like string', { points: [[0.1, 0.1], ['NaN', 0.2], [0.3, 0.9]] }],
-    ['a self-crossing bow tie', { points: [[0.1, 0.1], [0.9, 0.9], [0.9, 0.1], [0.1, 0.9]] }],
+    [
+      'two points',
+      {
+        points: [
+          [0.1, 0.1],
+          [0.2, 0.2],
+        ],
+      },
+    ],
+    [
+      'a coordinate of -1',
+      {
+        points: [
+          [0.1, 0.1],
+          [-1, 0.2],
+          [0.3, 0.9],
+        ],
+      },
+    ],
+    [
+      'NaN-like string',
+      {
+        points: [
+          [0.1, 0.1],
+          ['NaN', 0.2],
+          [0.3, 0.9],
+        ],
+      },
+    ],
+    [
+      'a self-crossing bow tie',
+      {
+        points: [
+          [0.1, 0.1],
+          [0.9, 0.9],
+          [0.9, 0.1],
+          [0.1, 0.9],
+        ],
+      },
+    ],
     ['points not an array', { points: 'square' }],
   ];
   for (const [what, body] of zoneBodies) cases.push({ name: `add zone: ${what}`, req: () => json('POST', '/api/v1/video/cameras/cam1/zones', body) });
-  cases.push({ name: 'line on an unknown camera', req: () => json('POST', '/api/v1/video/cameras/ghost/lines', { points: [[0.1, 0.1], [0.9, 0.9]] }), status: 404 });
+  cases.push({
+    name: 'line on an unknown camera',
+    req: () =>
+      json('POST', '/api/v1/video/cameras/ghost/lines', {
+        points: [
+          [0.1, 0.1],
+          [0.9, 0.9],
+        ],
+      }),
+    status: 404,
+  });
   cases.push({ name: 'delete an unknown line', req: () => ({ method: 'DELETE', url: '/api/v1/video/cameras/cam1/lines/ghost' }), status: 404 });
   cases.push({ name: 'delete an unknown zone', req: () => ({ method: 'DELETE', url: '/api/v1/video/cameras/cam1/zones/ghost' }), status: 404 });
   cases.push({ name: 'reset counts: wrong body type', req: () => json('POST', '/api/v1/video/cameras/cam1/counts/reset', { rule_id: 5 }) });
@@ -216,7 +427,10 @@ describe('bad-input corpus: every endpoint answers 4xx in the error shape, never
   for (const [what, body] of hookBodies) cases.push({ name: `add webhook: ${what}`, req: () => json('POST', '/api/v1/events/webhooks', body) });
   for (const sub of ['', '/deliveries', '/enable', '/test']) {
     const method = sub === '' ? 'DELETE' : sub === '/deliveries' ? 'GET' : 'POST';
-    cases.push({ name: `webhook ghost${sub} (${method})`, req: () => (method === 'POST' ? json('POST', `/api/v1/events/webhooks/ghost${sub}`, {}) : { method, url: `/api/v1/events/webhooks/ghost${sub}` }) });
+    cases.push({
+      name: `webhook ghost${sub} (${method})`,
+      req: () => (method === 'POST' ? json('POST', `/api/v1/events/webhooks/ghost${sub}`, {}) : { method, url: `/api/v1/events/webhooks/ghost${sub}` }),
+    });
   }
   cases.push({ name: 'redeliver on an unknown webhook', req: () => json('POST', '/api/v1/events/webhooks/ghost/deliveries/ghost/redeliver', {}) });
   for (const q of ['limit=Infinity', 'limit=1e309', 'limit=0', 'limit=-1', 'limit=abc', 'limit=2.5', 'limit=NaN', 'limit=99999999999', 'bogus=1']) {
@@ -233,7 +447,14 @@ describe('bad-input corpus: every endpoint answers 4xx in the error shape, never
     cases.push({ name: `clusters ?${q}`, req: () => ({ method: 'GET', url: `/api/v1/identity/clusters?${q}` }), status: 400 });
   }
   cases.push({ name: 'promote with a numeric label', req: () => json('POST', '/api/v1/identity/clusters/ghost/promote', { label: 7 }) });
-  for (const [method, url] of [['POST', '/api/v1/admin/health'], ['DELETE', '/api/v1/admin/config'], ['GET', '/api/v2/detect'], ['GET', '/api/v1/../../etc/passwd'], ['PUT', '/api/v1/watchlist'], ['GET', '/api/v1/detect']] as const) {
+  for (const [method, url] of [
+    ['POST', '/api/v1/admin/health'],
+    ['DELETE', '/api/v1/admin/config'],
+    ['GET', '/api/v2/detect'],
+    ['GET', '/api/v1/../../etc/passwd'],
+    ['PUT', '/api/v1/watchlist'],
+    ['GET', '/api/v1/detect'],
+  ] as const) {
     cases.push({ name: `${method} ${url}`, req: () => ({ method, url }), status: 404 });
   }
 

@@ -78,7 +78,9 @@ describe('bounded resources', () => {
       }
     }
     assert.ok(n >= 5, `only ${n} images checked`);
-    const progressive = await sharp(readFileSync(testdata('faces', 'multi', 'faceapi_bbt4.jpg'))).jpeg({ progressive: true }).toBuffer();
+    const progressive = await sharp(readFileSync(testdata('faces', 'multi', 'faceapi_bbt4.jpg')))
+      .jpeg({ progressive: true })
+      .toBuffer();
     const h = readJpegHeader(progressive)!;
     assert.equal(h.progressive, true);
     assert.ok(h.scans > 1 && h.scans <= 12, `${h.scans} scans`);
@@ -111,7 +113,10 @@ describe('bounded resources', () => {
       const send = () => t.app.inject({ method: 'POST', url: '/api/v1/detect', ...multipart([{ name: 'image', file: face }]) });
       const answers = await Promise.all([send(), send(), send(), send()]);
       const busy = answers.filter((a) => a.statusCode === 503);
-      assert.ok(answers.some((a) => a.statusCode === 200), 'one must be admitted');
+      assert.ok(
+        answers.some((a) => a.statusCode === 200),
+        'one must be admitted',
+      );
       assert.ok(busy.length >= 1, `statuses ${answers.map((a) => a.statusCode).join(',')}`);
       for (const b of busy) {
         assertErrorShape(b.json(), 503, 'BUSY');

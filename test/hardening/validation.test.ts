@@ -60,7 +60,14 @@ describe('validation: finite numbers, integers, no silent coercion, no silent tr
   it('a multipart text field over 64 KB is refused with 413 FIELD_TOO_LARGE, not cut and stored (guards: silent truncation)', async () => {
     const face = readFileSync(testdata('faces', 'identities', 'bbt_amy', 'amy1.png'));
     const label = 'L'.repeat(70 * 1024);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/watchlist/enroll', ...multipart([{ name: 'image', file: face }, { name: 'label', value: label }]) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/watchlist/enroll',
+      ...multipart([
+        { name: 'image', file: face },
+        { name: 'label', value: label },
+      ]),
+    });
     assert.equal(res.statusCode, 413, res.body);
     assertErrorShape(res.json(), 413, 'FIELD_TOO_LARGE');
     assert.equal(res.json().field, 'label');
@@ -71,7 +78,15 @@ describe('validation: finite numbers, integers, no silent coercion, no silent tr
   it('multipart numeric fields: Infinity and 1e309 thresholds are 400 INVALID_FIELD', async () => {
     const face = readFileSync(testdata('faces', 'identities', 'bbt_amy', 'amy1.png'));
     for (const v of ['Infinity', '1e309', 'NaN']) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/verify', ...multipart([{ name: 'image1', file: face }, { name: 'image2', file: face }, { name: 'threshold', value: v }]) });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        ...multipart([
+          { name: 'image1', file: face },
+          { name: 'image2', file: face },
+          { name: 'threshold', value: v },
+        ]),
+      });
       assert.equal(res.statusCode, 400, `${v}: ${res.body}`);
       assertErrorShape(res.json(), 400, 'INVALID_FIELD');
     }

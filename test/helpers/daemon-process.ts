@@ -23,10 +23,7 @@ export class DaemonProcess {
   }
 
   async start(timeoutMs = 30_000): Promise<void> {
-    this.daemon = await spawnDaemon(
-      { VIGIL_PORT: String(this.port), VIGIL_DATA_DIR: this.dataDir, VIGIL_LOG_LEVEL: 'warn', ...this.env },
-      { timeoutMs },
-    );
+    this.daemon = await spawnDaemon({ VIGIL_PORT: String(this.port), VIGIL_DATA_DIR: this.dataDir, VIGIL_LOG_LEVEL: 'warn', ...this.env }, { timeoutMs });
   }
 
   private async signal(sig: NodeJS.Signals): Promise<void> {

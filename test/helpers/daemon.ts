@@ -35,7 +35,15 @@ export async function spawnDaemon(env: Record<string, string>, opts: SpawnOption
   let out = '';
   const proc = spawn(process.execPath, opts.entry ? [opts.entry] : ['--import', 'tsx', 'src/cli.ts'], {
     cwd: packageRoot(),
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', VIGIL_HOST: '127.0.0.1', VIGIL_PORT: String(port), VIGIL_LOG_LEVEL: 'info', VIGIL_SERVER_HW_PROFILE: 'x86-cpu', ...env } as NodeJS.ProcessEnv,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      VIGIL_HOST: '127.0.0.1',
+      VIGIL_PORT: String(port),
+      VIGIL_LOG_LEVEL: 'info',
+      VIGIL_SERVER_HW_PROFILE: 'x86-cpu',
+      ...env,
+    } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -28,17 +28,14 @@ export function pngBombHeader(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(Buffer.alloc(16))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(16))), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** A solid-colour PNG of the given size. */
 export function solidPng(width: number, height: number, channels: 3 | 4 = 3): Promise<Buffer> {
-  return sharp({ create: { width, height, channels, background: { r: 128, g: 128, b: 128, alpha: 1 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels, background: { r: 128, g: 128, b: 128, alpha: 1 } } })
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -56,7 +53,14 @@ export async function manyScanJpeg(scans: number, width = 2048, height = 2048): 
   const lines = ['0,1,2: 0-0, 0, 0;'];
   for (let k = 1; k <= bands; k++) for (const c of [0, 1, 2]) if (lines.length < scans) lines.push(`${c}: ${k}-${k}, 0, 0;`);
   const base = await sharp({ create: { width, height, channels: 3, background: { r: 90, g: 140, b: 200 } } })
-    .composite([{ input: await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 20, b: 20 } } }).png().toBuffer(), tile: true }])
+    .composite([
+      {
+        input: await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 250, g: 20, b: 20 } } })
+          .png()
+          .toBuffer(),
+        tile: true,
+      },
+    ])
     .jpeg({ quality: 60 })
     .toBuffer();
   const dir = mkdtempSync(join(tmpdir(), 'vigil-scans-'));

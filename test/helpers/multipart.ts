@@ -10,10 +10,7 @@ export function multipart(parts: Part[]): { payload: Buffer; headers: Record<str
     chunks.push(Buffer.from(`--${boundary}\r\n`));
     if ('file' in part) {
       chunks.push(
-        Buffer.from(
-          `Content-Disposition: form-data; name="${part.name}"; filename="${part.filename ?? 'upload.bin'}"\r\n` +
-            `Content-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`,
-        ),
+        Buffer.from(`Content-Disposition: form-data; name="${part.name}"; filename="${part.filename ?? 'upload.bin'}"\r\n` + `Content-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`),
       );
       chunks.push(part.file, Buffer.from('\r\n'));
     } else {

@@ -32,11 +32,9 @@ export class Prometheus {
       conf,
       ['global:', '  scrape_interval: 1s', '  scrape_timeout: 900ms', 'scrape_configs:', '  - job_name: vigil', '    static_configs:', `      - targets: ['${this.target}']`, ''].join('\n'),
     );
-    this.child = spawn(
-      'prometheus',
-      [`--config.file=${conf}`, `--storage.tsdb.path=${join(this.dir, 'data')}`, `--web.listen-address=127.0.0.1:${this.port}`, '--log.level=warn'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    this.child = spawn('prometheus', [`--config.file=${conf}`, `--storage.tsdb.path=${join(this.dir, 'data')}`, `--web.listen-address=127.0.0.1:${this.port}`, '--log.level=warn'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child.stdout!.on('data', (d: Buffer) => (this.log += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.log += d.toString()));
     const deadline = Date.now() + 30_000;

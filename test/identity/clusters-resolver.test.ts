@@ -23,7 +23,10 @@ describe('face_clusterer (unit)', () => {
     const other = c.observe(near(b, 0.9, rand), sight(20));
     assert.equal(other.created, true);
     const list = c.list();
-    assert.deepEqual(list.map((x) => x.size), [3, 1]);
+    assert.deepEqual(
+      list.map((x) => x.size),
+      [3, 1],
+    );
     assert.deepEqual(list[0]!.face, { q: 90 }, 'the best-quality face represents the cluster');
     assert.equal(c.samples(first.cluster_id)!.length, 2);
     c.observe(randomUnit(64, rand), sight(1));
@@ -36,13 +39,47 @@ describe('face_clusterer (unit)', () => {
 describe('identity_resolver (unit)', () => {
   const s = (entries: [string, number][], quality: number | null = 80) => ({ scores: new Map(entries), quality });
   it('one bad frame does not flip the decision', () => {
-    const r = resolveSamples([s([['a', 0.7], ['b', 0.2]]), s([['a', 0.65], ['b', 0.3]]), s([['a', 0.1], ['b', 0.45]], 20)], 0.4);
+    const r = resolveSamples(
+      [
+        s([
+          ['a', 0.7],
+          ['b', 0.2],
+        ]),
+        s([
+          ['a', 0.65],
+          ['b', 0.3],
+        ]),
+        s(
+          [
+            ['a', 0.1],
+            ['b', 0.45],
+          ],
+          20,
+        ),
+      ],
+      0.4,
+    );
     assert.equal(r.decision?.identity_id, 'a');
     assert.equal(r.decision?.votes, 2);
   });
   it('an unknown person or a split track gives no decision', () => {
     assert.equal(resolveSamples([s([['a', 0.3]]), s([['a', 0.35]])], 0.4).decision, null);
-    assert.equal(resolveSamples([s([['a', 0.9], ['b', 0.1]]), s([['a', 0.1], ['b', 0.9]])], 0.4).decision, null);
+    assert.equal(
+      resolveSamples(
+        [
+          s([
+            ['a', 0.9],
+            ['b', 0.1],
+          ]),
+          s([
+            ['a', 0.1],
+            ['b', 0.9],
+          ]),
+        ],
+        0.4,
+      ).decision,
+      null,
+    );
   });
 });
 
@@ -68,7 +105,10 @@ describe('clusters, promotion and track decisions over HTTP', () => {
     assert.equal(clusters[0].face.has_embedding, true);
     clusterId = clusters[0].cluster_id;
     const big = (await t.app.inject({ method: 'GET', url: '/api/v1/identity/clusters?min_size=2' })).json().clusters;
-    assert.deepEqual(big.map((c: { cluster_id: string }) => c.cluster_id), [clusterId]);
+    assert.deepEqual(
+      big.map((c: { cluster_id: string }) => c.cluster_id),
+      [clusterId],
+    );
     assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/identity/clusters/${clusterId}` })).json().size, 3);
   });
 
@@ -80,15 +120,20 @@ describe('clusters, promotion and track decisions over HTTP', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/identity/clusters/${clusterId}` })).statusCode, 200);
     const res = await t.app.inject({ method: 'POST', url: `/api/v1/identity/clusters/${clusterId}/promote`, payload: { label: 'Sheldon', identity_id: 'sheldon', metadata: { from: 'cluster' } } });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { identity_id: 'sheldon', label: 'Sheldon', watchlist: 'default', metadata: { from: 'cluster' }, samples: 3, created: true, cluster_id: clusterId, promoted_samples: 3 });
+    assert.deepEqual(res.json(), {
+      identity_id: 'sheldon',
+      label: 'Sheldon',
+      watchlist: 'default',
+      metadata: { from: 'cluster' },
+      samples: 3,
+      created: true,
+      cluster_id: clusterId,
+      promoted_samples: 3,
+    });
     const m = (await identify(t.app, person('bbt_sheldon', 'sheldon4.png'))).json().matches;
     assert.equal(m[0]?.identity_id, 'sheldon');
     assertErrorShape((await t.app.inject({ method: 'GET', url: `/api/v1/identity/clusters/${clusterId}` })).json(), 404, 'CLUSTER_NOT_FOUND');
-    assertErrorShape(
-      (await t.app.inject({ method: 'POST', url: `/api/v1/identity/clusters/${clusterId}/promote`, payload: { label: 'x' } })).json(),
-      404,
-      'CLUSTER_NOT_FOUND',
-    );
+    assertErrorShape((await t.app.inject({ method: 'POST', url: `/api/v1/identity/clusters/${clusterId}/promote`, payload: { label: 'x' } })).json(), 404, 'CLUSTER_NOT_FOUND');
     assertErrorShape((await t.app.inject({ method: 'POST', url: '/api/v1/identity/clusters/x/promote', payload: {} })).json(), 400, 'VALIDATION_ERROR');
     assertErrorShape((await t.app.inject({ method: 'DELETE', url: '/api/v1/identity/clusters/nope' })).json(), 404, 'CLUSTER_NOT_FOUND');
   });
@@ -99,8 +144,7 @@ describe('clusters, promotion and track decisions over HTTP', () => {
     t.app.vigil.bus.subscribe('track-test', (e) => {
       if (e.type === 'face_matched') events.push((e.data as { identity_id: string }).identity_id);
     });
-    const track = (files: Buffer[]) =>
-      t.app.inject({ method: 'POST', url: '/api/v1/identify/track', ...multipart(files.map((file, i) => ({ name: `image${i + 1}`, file }))) });
+    const track = (files: Buffer[]) => t.app.inject({ method: 'POST', url: '/api/v1/identify/track', ...multipart(files.map((file, i) => ({ name: `image${i + 1}`, file }))) });
     const res = await track([person('bbt_howard', 'howard2.png'), person('bbt_howard', 'howard3.png'), person('bbt_howard', 'howard4.png')]);
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();

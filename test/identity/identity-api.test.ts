@@ -30,15 +30,18 @@ describe('identity: watchlist enrol / identify / delete / list on the real model
     assert.equal(res.statusCode, 200, res.body);
     const b = res.json();
     assert.match(b.identity_id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual({ ...b, identity_id: undefined, face: undefined }, {
-      identity_id: undefined,
-      label: 'Amy',
-      watchlist: 'default',
-      metadata: { badge: 12, team: 'lab' },
-      samples: 1,
-      created: true,
-      face: undefined,
-    });
+    assert.deepEqual(
+      { ...b, identity_id: undefined, face: undefined },
+      {
+        identity_id: undefined,
+        label: 'Amy',
+        watchlist: 'default',
+        metadata: { badge: 12, team: 'lab' },
+        samples: 1,
+        created: true,
+        face: undefined,
+      },
+    );
     assert.equal(b.face.has_embedding, true);
     assert.equal(b.face.detection.landmarks.length, 5);
     amy = b.identity_id;
@@ -64,7 +67,10 @@ describe('identity: watchlist enrol / identify / delete / list on the real model
     assert.equal(matches[0].label, 'Amy');
     assert.deepEqual(matches[0].metadata, { badge: 12, team: 'lab' });
     assert.ok(matches[0].similarity >= 0.5, `similarity ${matches[0].similarity}`);
-    assert.deepEqual(events.map((e) => e.type), ['face_matched', 'watchlist_alert']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['face_matched', 'watchlist_alert'],
+    );
     for (const e of events) {
       assert.deepEqual(Object.keys(e.data).sort(), ['identity_id', 'label', 'similarity', 'watchlist']);
       assert.deepEqual(e.data, { identity_id: amy, label: 'Amy', similarity: matches[0].similarity, watchlist: 'default' });
@@ -88,13 +94,23 @@ describe('identity: watchlist enrol / identify / delete / list on the real model
     assert.equal(all.length, 3);
     assert.equal(all[0].identity_id, 'raj');
     const sims = all.map((m: { similarity: number }) => m.similarity);
-    assert.deepEqual(sims, [...sims].sort((a, b) => b - a));
+    assert.deepEqual(
+      sims,
+      [...sims].sort((a, b) => b - a),
+    );
     events.length = 0;
     const two = (await identify(t.app, person('bbt_raj', 'raj2.png'), { watchlist_name: 'vip', threshold: '0', top_k: '2' })).json().matches;
     assert.deepEqual(two, all.slice(0, 2));
-    assert.deepEqual(events.map((e) => e.type), ['face_matched', 'face_matched'], 'vip alerts only at 0.99');
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['face_matched', 'face_matched'],
+      'vip alerts only at 0.99',
+    );
     const strict = (await identify(t.app, person('bbt_raj', 'raj2.png'), { watchlist_name: 'vip', threshold: '0.4' })).json().matches;
-    assert.deepEqual(strict.map((m: { identity_id: string }) => m.identity_id), ['raj']);
+    assert.deepEqual(
+      strict.map((m: { identity_id: string }) => m.identity_id),
+      ['raj'],
+    );
   });
 
   it('a face that matches nobody emits nothing', async () => {

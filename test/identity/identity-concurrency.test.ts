@@ -29,12 +29,15 @@ describe('identity: concurrent enrol / identify / delete', () => {
       const img = (i: number) => imgs[i % imgs.length]!;
       // Phase 1: 100 identities enrolled all at once.
       const first = await Promise.all(Array.from({ length: 100 }, (_, i) => enroll(t.app, img(i), { label: `P${i}`, identity_id: `c-${i}`, watchlist_name: i % 2 ? 'odd' : 'even' })));
-      assert.deepEqual(first.map((r) => r.statusCode), Array(100).fill(200));
+      assert.deepEqual(
+        first.map((r) => r.statusCode),
+        Array(100).fill(200),
+      );
 
       // Phase 2, interleaved: 100 more samples for c-0..c-49, 100 identifies, deletes of c-50..c-99,
       // and 50 enrolments of new identities n-0..n-49.
       const ops: (() => Promise<{ statusCode: number }>)[] = [];
-      for (let i = 0; i < 100; i++) ops.push(() => enroll(t.app, img(i + 7), { label: `P${i % 50}`, identity_id: `c-${i % 50}`, watchlist_name: i % 50 % 2 ? 'odd' : 'even' }));
+      for (let i = 0; i < 100; i++) ops.push(() => enroll(t.app, img(i + 7), { label: `P${i % 50}`, identity_id: `c-${i % 50}`, watchlist_name: (i % 50) % 2 ? 'odd' : 'even' }));
       for (let i = 0; i < 100; i++) ops.push(() => identify(t.app, img(i + 3), { watchlist_name: i % 2 ? 'odd' : 'even', threshold: '0', top_k: '3' }));
       for (let i = 50; i < 100; i++) ops.push(() => t.app.inject({ method: 'DELETE', url: `/api/v1/watchlist/c-${i}` }));
       for (let i = 0; i < 50; i++) ops.push(() => enroll(t.app, img(i + 11), { label: `N${i}`, identity_id: `n-${i}`, watchlist_name: 'new' }));
@@ -47,7 +50,11 @@ describe('identity: concurrent enrol / identify / delete', () => {
       }
       const results = await Promise.all(ops.map((op) => op()));
       assert.equal(ops.length, 300);
-      assert.deepEqual(results.filter((r) => r.statusCode !== 200), [], 'every operation succeeded');
+      assert.deepEqual(
+        results.filter((r) => r.statusCode !== 200),
+        [],
+        'every operation succeeded',
+      );
 
       const expected = {
         even: { name: 'even', size: 25, samples: 75, stale_samples: 0 },

@@ -16,7 +16,10 @@ describe('identity configuration', () => {
   it('per-watchlist alert thresholds come from the environment as JSON, checked against the schema', () => {
     const c = loadConfig({ env: { VIGIL_IDENTITY_ALERT_THRESHOLDS: '{"vip": 0.45, "lobby": 0.7}' } });
     assert.deepEqual(c.identity.alert_thresholds, { vip: 0.45, lobby: 0.7 });
-    assert.throws(() => loadConfig({ env: { VIGIL_IDENTITY_ALERT_THRESHOLDS: '{"vip": 1.5}' } }), (e: unknown) => e instanceof ConfigError && /alert_thresholds\.vip/.test(e.message));
+    assert.throws(
+      () => loadConfig({ env: { VIGIL_IDENTITY_ALERT_THRESHOLDS: '{"vip": 1.5}' } }),
+      (e: unknown) => e instanceof ConfigError && /alert_thresholds\.vip/.test(e.message),
+    );
     assert.throws(() => loadConfig({ env: { VIGIL_IDENTITY_ALERT_THRESHOLDS: 'vip=0.4' } }), ConfigError);
     assert.throws(() => loadConfig({ env: {}, overrides: { identity: { alert_thresholds: { 'bad name': 0.4 } } } }), ConfigError);
   });

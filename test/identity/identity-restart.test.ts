@@ -40,13 +40,10 @@ describe('identity: persistence across restart and a change of recognizer', () =
       const stale = (await t.app.inject({ method: 'GET', url: '/api/v1/identity/stale' })).json();
       assert.equal(stale.recognizer, 'face_rec_faceplugin_512d');
       assert.equal(stale.stale_samples, 3);
-      assert.deepEqual(
-        stale.identities.map((i: { identity_id: string; stale_samples: number; searchable_samples: number }) => [i.identity_id, i.stale_samples, i.searchable_samples]).sort(),
-        [
-          ['leonard', 1, 0],
-          ['penny', 2, 0],
-        ],
-      );
+      assert.deepEqual(stale.identities.map((i: { identity_id: string; stale_samples: number; searchable_samples: number }) => [i.identity_id, i.stale_samples, i.searchable_samples]).sort(), [
+        ['leonard', 1, 0],
+        ['penny', 2, 0],
+      ]);
       assert.deepEqual((await identify(t.app, person('bbt_penny', 'penny3.png'))).json().matches, [], 'stale samples are never compared');
 
       // Re-enrolment path: a new photo under the same identity_id, then purge the old samples.

@@ -46,7 +46,10 @@ describe('watchlist index', () => {
       }
     }
     assert.equal(index.identities, truth.size);
-    assert.equal(index.samples, [...truth.values()].reduce((n, s) => n + s.length, 0));
+    assert.equal(
+      index.samples,
+      [...truth.values()].reduce((n, s) => n + s.length, 0),
+    );
     const ids = [...truth.keys()];
     for (let q = 0; q < 40; q++) {
       const target = truth.get(ids[Math.floor(rand() * ids.length)]!)!;
@@ -87,7 +90,10 @@ describe('watchlist index', () => {
     assert.equal(res.hits[0]!.identityId, 'a');
     assert.ok(Math.abs(res.hits[0]!.score - 1) < 1e-5);
     index.remove('a');
-    assert.deepEqual(index.search(a, { topK: 2, rerank: 4, exactMax: Infinity }).hits.map((h) => h.identityId), ['b']);
+    assert.deepEqual(
+      index.search(a, { topK: 2, rerank: 4, exactMax: Infinity }).hits.map((h) => h.identityId),
+      ['b'],
+    );
     assert.equal(index.scoreIdentity('a', a), null);
   });
 

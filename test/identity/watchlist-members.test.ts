@@ -57,8 +57,14 @@ describe('GET /api/v1/watchlist/{watchlist_name}: the identities of a watchlist,
   it('pages with offset and limit; an offset past the end is an empty page', async () => {
     const p1 = (await get('/api/v1/watchlist/staff?limit=2')).json() as Page;
     const p2 = (await get('/api/v1/watchlist/staff?limit=2&offset=2')).json() as Page;
-    assert.deepEqual(p1.identities.map((i) => i.identity_id), ['amy', 'howard']);
-    assert.deepEqual(p2.identities.map((i) => i.identity_id), ['bernadette']);
+    assert.deepEqual(
+      p1.identities.map((i) => i.identity_id),
+      ['amy', 'howard'],
+    );
+    assert.deepEqual(
+      p2.identities.map((i) => i.identity_id),
+      ['bernadette'],
+    );
     assert.equal(p2.total, 3);
     const past = (await get('/api/v1/watchlist/staff?offset=10')).json() as Page;
     assert.deepEqual(past.identities, []);
@@ -67,10 +73,16 @@ describe('GET /api/v1/watchlist/{watchlist_name}: the identities of a watchlist,
 
   it('"default" always exists; deleting an identity removes it from the page', async () => {
     const d = (await get('/api/v1/watchlist/default')).json() as Page;
-    assert.deepEqual(d.identities.map((i) => i.label), ['elsewhere']);
+    assert.deepEqual(
+      d.identities.map((i) => i.label),
+      ['elsewhere'],
+    );
     assert.equal((await t.app.inject({ method: 'DELETE', url: '/api/v1/watchlist/howard' })).statusCode, 200);
     const after = (await get('/api/v1/watchlist/staff')).json() as Page;
-    assert.deepEqual(after.identities.map((i) => i.identity_id), ['amy', 'bernadette']);
+    assert.deepEqual(
+      after.identities.map((i) => i.identity_id),
+      ['amy', 'bernadette'],
+    );
     assert.equal(after.total, 2);
   });
 

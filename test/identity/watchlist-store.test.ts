@@ -33,11 +33,17 @@ describe('watchlist store (LMDB)', () => {
       const e1 = randomUnit(128);
       const e2 = randomUnit(128);
       await store.addSamples({ identityId: 'p1', label: 'Ada', watchlist: 'vip', metadata: { badge: 7 }, samples: [{ embedding: e1, model: MODEL, source: 'enroll', quality: 80 }] }, () => {});
-      const second = await store.addSamples({ identityId: 'p1', label: 'Ada L.', watchlist: 'vip', metadata: undefined, samples: [{ embedding: e2, model: 'other_model', source: 'enroll', quality: null }] }, () => {});
+      const second = await store.addSamples(
+        { identityId: 'p1', label: 'Ada L.', watchlist: 'vip', metadata: undefined, samples: [{ embedding: e2, model: 'other_model', source: 'enroll', quality: null }] },
+        () => {},
+      );
       assert.ok(second.ok && !second.created && second.identity.samples === 2);
-      const conflict = await store.addSamples({ identityId: 'p1', label: 'x', watchlist: 'default', metadata: undefined, samples: [{ embedding: e1, model: MODEL, source: 'enroll', quality: null }] }, () => {
-        assert.fail('apply must not run for a conflict');
-      });
+      const conflict = await store.addSamples(
+        { identityId: 'p1', label: 'x', watchlist: 'default', metadata: undefined, samples: [{ embedding: e1, model: MODEL, source: 'enroll', quality: null }] },
+        () => {
+          assert.fail('apply must not run for a conflict');
+        },
+      );
       assert.equal(conflict.ok, false);
       await store.close();
 
@@ -48,7 +54,10 @@ describe('watchlist store (LMDB)', () => {
       assert.deepEqual(rec.metadata, { badge: 7 });
       assert.deepEqual(store.watchlistNames(), ['vip']);
       const samples = store.samplesOf(rec);
-      assert.deepEqual(samples.map((s) => s.value.model), [MODEL, 'other_model']);
+      assert.deepEqual(
+        samples.map((s) => s.value.model),
+        [MODEL, 'other_model'],
+      );
       assert.deepEqual(Array.from(embeddingFromBytes(samples[0]!.value.embedding)), Array.from(e1));
       const removed = await store.removeIdentity('p1', () => {});
       assert.equal(removed?.samples, 2);
@@ -95,7 +104,10 @@ describe('watchlist store (LMDB)', () => {
       for (const [id, n] of acked) assert.equal(counts.get(id), n, `acknowledged identity ${id} lost or changed`);
       assert.ok(counts.size >= acked.size);
       // The reopened database takes new writes.
-      const more = await store.addSamples({ identityId: 'after', label: 'after', watchlist: 'even', metadata: undefined, samples: [{ embedding: randomUnit(128), model: MODEL, source: 'enroll', quality: null }] }, () => {});
+      const more = await store.addSamples(
+        { identityId: 'after', label: 'after', watchlist: 'even', metadata: undefined, samples: [{ embedding: randomUnit(128), model: MODEL, source: 'enroll', quality: null }] },
+        () => {},
+      );
       assert.ok(more.ok);
       await store.close();
     } finally {

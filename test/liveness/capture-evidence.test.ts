@@ -10,7 +10,16 @@ import { clipFrames, scriptedDraw } from './frames.js';
 import { addNoise, rng, slideInner, squeezeTurn, type FaceGeom } from '../../bench/lib/attack-edits.js';
 
 /** /detect's box and points for FRONTAL, rounded. */
-const GEOM: FaceGeom = { bbox: [210, 23, 293, 138], kps: [[233, 68], [272, 69], [252, 94], [236, 109], [268, 110]] };
+const GEOM: FaceGeom = {
+  bbox: [210, 23, 293, 138],
+  kps: [
+    [233, 68],
+    [272, 69],
+    [252, 94],
+    [236, 109],
+    [268, 110],
+  ],
+};
 
 // The capture checks of issue 22 on real frames of the Hamilton clip (Lin-Manuel Miranda).
 const FRONTAL = 150;
@@ -55,7 +64,10 @@ async function send(id: string, file: Buffer, gapMs = 200) {
   return r;
 }
 const info = async (id: string) => (await t.app.inject({ method: 'GET', url: `/api/v1/liveness/sessions/${id}` })).json();
-const encode = (img: RgbImage) => sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).png().toBuffer();
+const encode = (img: RgbImage) =>
+  sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .png()
+    .toBuffer();
 
 describe('capture evidence (unit)', () => {
   it('a frame is fully identical to itself, and a camera-noise copy is not', () => {
@@ -122,7 +134,7 @@ describe('capture evidence through the API (real frames)', () => {
     assert.equal((await info(id)).failure_reason, 'capture_discontinuity');
   });
 
-  it('a completed session reports a coarse liveness_score; the frame result stays the spec\'s eight fields', async () => {
+  it("a completed session reports a coarse liveness_score; the frame result stays the spec's eight fields", async () => {
     const id = await session(['TURN_RIGHT']);
     await send(id, png.get(FRONTAL)!);
     const r = await send(id, png.get(RIGHT)!);
@@ -164,7 +176,10 @@ describe('capture evidence through the API (real frames)', () => {
       assert.equal(end.state, 'failed');
       reasons.push(end.failure_reason);
     }
-    assert.ok(reasons.every((r) => r === 'flat_motion' || r === 'challenge_timeout'), reasons.join());
+    assert.ok(
+      reasons.every((r) => r === 'flat_motion' || r === 'challenge_timeout'),
+      reasons.join(),
+    );
     // The landmarks read the asked movement on some of them (seed 2211: three of four): the
     // outline rule, not the angle, is what stopped those.
     assert.ok(reasons.includes('flat_motion'), reasons.join());

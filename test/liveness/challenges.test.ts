@@ -4,7 +4,7 @@ import { CHALLENGE_INSTRUCTIONS, CHALLENGE_TYPES, cryptoRandomIndex, drawChallen
 import { scriptedDraw } from './frames.js';
 
 describe('challenge draw', () => {
-  it('has the spec\'s seven types with the spec\'s instructions', () => {
+  it("has the spec's seven types with the spec's instructions", () => {
     assert.deepEqual(CHALLENGE_TYPES, ['TURN_LEFT', 'TURN_RIGHT', 'LOOK_UP', 'LOOK_DOWN', 'BLINK', 'SMILE', 'OPEN_MOUTH']);
     assert.deepEqual(Object.values(CHALLENGE_INSTRUCTIONS), ['turn head left', 'turn head right', 'look upward', 'look downward', 'blink eyes', 'smile', 'open mouth']);
   });
@@ -39,7 +39,10 @@ describe('challenge draw', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 2000; i++) {
       const c = drawChallenges(3, 5, cryptoRandomIndex, 1);
-      assert.ok(c.some((x) => HEAD_CHALLENGES.has(x.type)), JSON.stringify(c));
+      assert.ok(
+        c.some((x) => HEAD_CHALLENGES.has(x.type)),
+        JSON.stringify(c),
+      );
       c.forEach((x, pos) => seen.add(`${pos}:${x.type}`));
     }
     assert.equal(seen.size, 21);

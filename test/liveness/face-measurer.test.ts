@@ -23,7 +23,13 @@ describe('float16 bits', () => {
 
 describe('ROI geometry', () => {
   it('maps crop corners and centre back onto the rotated square', () => {
-    const face = { bbox: [100, 100, 200, 200] as [number, number, number, number], landmarks: [[120, 140], [180, 200]] as [number, number][] };
+    const face = {
+      bbox: [100, 100, 200, 200] as [number, number, number, number],
+      landmarks: [
+        [120, 140],
+        [180, 200],
+      ] as [number, number][],
+    };
     const roi = roiFromFace(face, 1.5);
     assert.equal(roi.side, 150);
     assert.ok(Math.abs(roi.angle - Math.PI / 4) < 1e-12, 'the eye line is at 45 degrees');
@@ -55,7 +61,7 @@ describe('face measurer on real photos', () => {
     return measurer.measure(img, face);
   }
 
-  it('yaw flips sign on the mirror image; positive yaw is the user\'s own left', async () => {
+  it("yaw flips sign on the mirror image; positive yaw is the user's own left", async () => {
     // obama1.jpg: Obama turned towards the right of the picture, i.e. to his own left.
     const a = await measure('faces/identities/fr_barack_obama/obama1.jpg');
     const b = await measure('faces/identities/fr_barack_obama/obama1.jpg', true);
@@ -74,7 +80,7 @@ describe('face measurer on real photos', () => {
     assert.ok(neutral.measures.smile < 0.1 && neutral.measures.jawOpen < 0.1);
     assert.ok(talking.measures.smile < 0.1);
     for (const m of [smile, neutral, talking]) {
-      assert.ok(m.presence > 0.9 && m.eyeFit < 0.1, 'landmarks agree with the detector\'s eye points');
+      assert.ok(m.presence > 0.9 && m.eyeFit < 0.1, "landmarks agree with the detector's eye points");
       assert.ok(Math.max(m.measures.blinkLeft, m.measures.blinkRight) < 0.45, 'open eyes are not read as closed');
     }
   });

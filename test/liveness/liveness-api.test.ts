@@ -87,7 +87,17 @@ describe('POST /api/v1/liveness/sessions', () => {
   });
 
   it('rejects out-of-range or malformed query values with 400', async () => {
-    for (const q of ['num_challenges=0', 'num_challenges=8', 'num_challenges=abc', 'num_challenges=2.5', 'timeout_seconds=0', 'timeout_seconds=-1', 'timeout_seconds=61', 'timeout_seconds=soon', 'color=red']) {
+    for (const q of [
+      'num_challenges=0',
+      'num_challenges=8',
+      'num_challenges=abc',
+      'num_challenges=2.5',
+      'timeout_seconds=0',
+      'timeout_seconds=-1',
+      'timeout_seconds=61',
+      'timeout_seconds=soon',
+      'color=red',
+    ]) {
       const r = await t.app.inject({ method: 'POST', url: `/api/v1/liveness/sessions?${q}` });
       assert.equal(r.statusCode, 400, q);
       assertErrorShape(r.json(), 400, 'VALIDATION_ERROR');
@@ -179,7 +189,7 @@ describe('POST /api/v1/liveness/sessions/{id}/frame', () => {
     assert.equal(info.challenge_started_at, new Date(now - 200).toISOString());
   });
 
-  it('a judged frame returns exactly the spec\'s eight fields', async () => {
+  it("a judged frame returns exactly the spec's eight fields", async () => {
     const s = await create('?num_challenges=4');
     const r = await sendFrame(s.session_id, frontal);
     assert.equal(r.statusCode, 200, r.body);

@@ -90,24 +90,21 @@ const eventsOf = (id: string) => events.filter((e) => (e.data as { session_id?: 
 describe('active liveness on real frames', () => {
   it('a correct sequence passes: turn right, smile, open mouth -> completed, is_live, liveness_passed', async () => {
     const id = await session(['TURN_RIGHT', 'SMILE', 'OPEN_MOUTH']);
-    const steps: Step[] = [
-      { frame: 'frontal' },
-      { frame: 'right', passes: true },
-      { frame: 'frontal' },
-      { frame: 'smile', passes: true },
-      { frame: 'mouthOpen', passes: true },
-    ];
+    const steps: Step[] = [{ frame: 'frontal' }, { frame: 'right', passes: true }, { frame: 'frontal' }, { frame: 'smile', passes: true }, { frame: 'mouthOpen', passes: true }];
     const last = await run(id, steps);
-    assert.deepEqual({ ...last, confidence: 0 }, {
-      session_id: id,
-      challenge_type: 'OPEN_MOUTH',
-      passed: true,
-      confidence: 0,
-      challenges_remaining: 0,
-      session_complete: true,
-      is_live: true,
-      state: 'completed',
-    });
+    assert.deepEqual(
+      { ...last, confidence: 0 },
+      {
+        session_id: id,
+        challenge_type: 'OPEN_MOUTH',
+        passed: true,
+        confidence: 0,
+        challenges_remaining: 0,
+        session_complete: true,
+        is_live: true,
+        state: 'completed',
+      },
+    );
     const ev = eventsOf(id);
     assert.deepEqual(
       ev.map((e) => e.type),
@@ -122,7 +119,7 @@ describe('active liveness on real frames', () => {
 
   // A camera does not flip its picture mid-session (a mirrored frame after a plain one fails as
   // capture_discontinuity), so the user's left turn is its own session of mirrored frames.
-  it('four challenges (looking up and down, the user\'s right turn, a smile) pass; the left turn passes on mirrored frames', async () => {
+  it("four challenges (looking up and down, the user's right turn, a smile) pass; the left turn passes on mirrored frames", async () => {
     const id = await session(['LOOK_UP', 'LOOK_DOWN', 'TURN_RIGHT', 'SMILE']);
     const last = await run(id, [
       { frame: 'chinDown' },

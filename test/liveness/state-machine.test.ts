@@ -58,7 +58,7 @@ describe('liveness state machine (spec States table, injected clock)', () => {
     assert.equal(s.deadline(), null, 'no challenge timer runs before the first frame');
   });
 
-  it('pending -> first frame -> in_progress; challenge 1\'s timer starts at that frame', () => {
+  it("pending -> first frame -> in_progress; challenge 1's timer starts at that frame", () => {
     const s = session(['SMILE', 'TURN_LEFT']);
     s.acceptFrame(T0 + 60_000);
     const j = s.judge(NEUTRAL, S, T0 + 60_000);
@@ -106,18 +106,24 @@ describe('liveness state machine (spec States table, injected clock)', () => {
     const j = s.judge(NEUTRAL, S, T0 + 2200);
     assert.equal(j.confidence, 1);
     const r = s.frameResult('BLINK', j);
-    assert.deepEqual({ ...r, confidence: 0 }, {
-      session_id: 's1',
-      challenge_type: 'BLINK',
-      passed: true,
-      confidence: 0,
-      challenges_remaining: 0,
-      session_complete: true,
-      is_live: true,
-      state: 'completed',
-    });
+    assert.deepEqual(
+      { ...r, confidence: 0 },
+      {
+        session_id: 's1',
+        challenge_type: 'BLINK',
+        passed: true,
+        confidence: 0,
+        challenges_remaining: 0,
+        session_complete: true,
+        is_live: true,
+        state: 'completed',
+      },
+    );
     assert.equal(s.endedAt, T0 + 2200);
-    assert.throws(() => s.acceptFrame(T0 + 2300), (e: Error & { statusCode?: number; details?: { state?: string } }) => e.statusCode === 409 && e.details?.state === 'completed');
+    assert.throws(
+      () => s.acceptFrame(T0 + 2300),
+      (e: Error & { statusCode?: number; details?: { state?: string } }) => e.statusCode === 409 && e.details?.state === 'completed',
+    );
   });
 
   it('in_progress -> challenge timed out -> failed at the deadline (noticed late or by the next frame)', () => {
@@ -175,7 +181,10 @@ describe('liveness state machine (spec States table, injected clock)', () => {
       assert.equal(s.refresh(T0 + 29_999), null);
       assert.equal(s.refresh(T0 + 30_000), 'expired');
       assert.equal(s.state, 'expired');
-      assert.throws(() => s.assertActive(), (e: Error & { statusCode?: number; code?: string }) => e.statusCode === 409 && e.code === 'SESSION_ENDED' && /expired/.test(e.message));
+      assert.throws(
+        () => s.assertActive(),
+        (e: Error & { statusCode?: number; code?: string }) => e.statusCode === 409 && e.code === 'SESSION_ENDED' && /expired/.test(e.message),
+      );
       if (from === 'completed') assert.equal(s.isLive, true, 'the verdict stays readable');
     });
   }
@@ -203,7 +212,7 @@ describe('challenge rules', () => {
     }
   });
 
-  it('left and right are the user\'s own: TURN_LEFT needs yaw to grow, TURN_RIGHT to fall', () => {
+  it("left and right are the user's own: TURN_LEFT needs yaw to grow, TURN_RIGHT to fall", () => {
     const p = newProgress();
     judgeFrame('TURN_LEFT', p, NEUTRAL, S, tick());
     assert.equal(judgeFrame('TURN_LEFT', p, ACTION.TURN_RIGHT, S, tick()).passed, false);
@@ -266,18 +275,27 @@ describe('session store (injected clock)', () => {
     );
     assert.equal(store.get(s.id).state, 'expired', 'an expired session still answers (409 to frames)');
     store.sweep(T0 + 20_000);
-    assert.throws(() => store.get(s.id), (e: Error & { statusCode?: number }) => e.statusCode === 404);
+    assert.throws(
+      () => store.get(s.id),
+      (e: Error & { statusCode?: number }) => e.statusCode === 404,
+    );
   });
 
   it('caps the sessions held (503 SESSION_CAPACITY) and 404s unknown ids', () => {
     const store = new SessionStore(10_000, 2);
     store.create(drawChallenges(1, 1), T0, 'a');
     store.create(drawChallenges(1, 1), T0, 'a');
-    assert.throws(() => store.create(drawChallenges(1, 1), T0, 'a'), (e: Error & { statusCode?: number; code?: string }) => e.statusCode === 503 && e.code === 'SESSION_CAPACITY');
-    assert.throws(() => store.get('nope'), (e: Error & { code?: string }) => e.code === 'SESSION_NOT_FOUND');
+    assert.throws(
+      () => store.create(drawChallenges(1, 1), T0, 'a'),
+      (e: Error & { statusCode?: number; code?: string }) => e.statusCode === 503 && e.code === 'SESSION_CAPACITY',
+    );
+    assert.throws(
+      () => store.get('nope'),
+      (e: Error & { code?: string }) => e.code === 'SESSION_NOT_FOUND',
+    );
   });
 
-  it('judges a session\'s frames one at a time in arrival order, and the sweep leaves a busy session alone', async () => {
+  it("judges a session's frames one at a time in arrival order, and the sweep leaves a busy session alone", async () => {
     const store = new SessionStore(10_000, 10);
     const s = store.create(drawChallenges(1, 1), T0, 'a');
     s.acceptFrame(T0);

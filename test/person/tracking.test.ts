@@ -33,7 +33,7 @@ function bruteForce(cost: number[][], limit: number): number {
 describe('linear assignment', () => {
   it('matches the brute-force optimum on random matrices, never above the limit', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 200; trial++) {
       const rows = 1 + Math.floor(rand() * 5);
       const cols = 1 + Math.floor(rand() * 5);
@@ -91,8 +91,15 @@ describe('ByteTrack', () => {
     const t = new ByteTracker(defaultTrackerSettings(0.5));
     for (let f = 0; f < 10; f++) t.update([box(10 + 5 * f, 50)]);
     // partly occluded: the detector is unsure for 5 frames
-    for (let f = 10; f < 15; f++) assert.deepEqual(t.update([box(10 + 5 * f, 50, 0.3)]).tracks.map((x) => x.trackId), [1]);
-    assert.deepEqual(t.update([box(10 + 5 * 15, 50)]).tracks.map((x) => x.trackId), [1]);
+    for (let f = 10; f < 15; f++)
+      assert.deepEqual(
+        t.update([box(10 + 5 * f, 50, 0.3)]).tracks.map((x) => x.trackId),
+        [1],
+      );
+    assert.deepEqual(
+      t.update([box(10 + 5 * 15, 50)]).tracks.map((x) => x.trackId),
+      [1],
+    );
   });
 
   it('two people passing each other keep their ids while one is hidden or both are boxed as one', () => {
@@ -127,7 +134,10 @@ describe('ByteTrack', () => {
     const t = new ByteTracker(defaultTrackerSettings(0.5, 10));
     for (let f = 0; f < 10; f++) t.update([box(100 + 2 * f, 50)]);
     for (let f = 10; f < 15; f++) assert.equal(t.update([]).tracks.length, 0);
-    assert.deepEqual(t.update([box(130, 50)]).tracks.map((x) => x.trackId), [1]);
+    assert.deepEqual(
+      t.update([box(130, 50)]).tracks.map((x) => x.trackId),
+      [1],
+    );
     let removed: number[] = [];
     for (let f = 0; f < 12 && removed.length === 0; f++) removed = t.update([]).removed;
     assert.deepEqual(removed, [1]);

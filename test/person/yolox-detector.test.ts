@@ -15,9 +15,19 @@ import { testdata } from '../helpers/paths.js';
 /** Frame `index` of a video, scaled into 416x416 as the camera pipeline does. */
 function frameAt(video: string, index: number) {
   const ppm = execFileSync(ffmpeg.path, [
-    '-v', 'error', '-i', video,
-    '-vf', `select=eq(n\\,${index}),scale=w=416:h=416:force_original_aspect_ratio=decrease:flags=area`,
-    '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'ppm', '-',
+    '-v',
+    'error',
+    '-i',
+    video,
+    '-vf',
+    `select=eq(n\\,${index}),scale=w=416:h=416:force_original_aspect_ratio=decrease:flags=area`,
+    '-frames:v',
+    '1',
+    '-f',
+    'image2pipe',
+    '-c:v',
+    'ppm',
+    '-',
   ]);
   const h = parseHeader(ppm);
   if (h === 'incomplete') throw new Error('no frame');
@@ -78,7 +88,11 @@ describe('YOLOX person detector', () => {
   it('resizes frames larger than the input box itself', async () => {
     const small = frameAt(testdata('video', 'PETS09-S2L1', 'vtest.avi'), 0);
     const big = await import('sharp').then((m) =>
-      m.default(small.data, { raw: { width: small.width, height: small.height, channels: 3 } }).resize(832, 624).raw().toBuffer(),
+      m
+        .default(small.data, { raw: { width: small.width, height: small.height, channels: 3 } })
+        .resize(832, 624)
+        .raw()
+        .toBuffer(),
     );
     const dets = (await detector.detect({ data: big, width: 832, height: 624 }, 0.5)).sort((a, b) => a.x1 - b.x1);
     const ref = (await detector.detect(small, 0.5)).sort((a, b) => a.x1 - b.x1);
@@ -111,6 +125,15 @@ describe('YOLOX person detector', () => {
     assert.ok(Math.abs(d[0]!.x1 - (20 - (Math.E * 8) / 2) / 0.5) < 1e-3);
     assert.ok(Math.abs(d[0]!.y2 - (12 + 8) / 0.5) < 1e-3);
     assert.throws(() => decodePersons(new Float32Array(85), size, size, 1, 10, 10, 0.1), /anchors/);
-    assert.equal(nms([{ x1: 0, y1: 0, x2: 10, y2: 10, score: 0.5 }, { x1: 1, y1: 1, x2: 10, y2: 10, score: 0.9 }], 0.45).length, 1);
+    assert.equal(
+      nms(
+        [
+          { x1: 0, y1: 0, x2: 10, y2: 10, score: 0.5 },
+          { x1: 1, y1: 1, x2: 10, y2: 10, score: 0.9 },
+        ],
+        0.45,
+      ).length,
+      1,
+    );
   });
 });

@@ -11,7 +11,16 @@ const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status
 
 describe('systemd unit', () => {
   it('is Type=notify with a watchdog, restarts on failure, runs as vigil, keeps only the data dir writable', () => {
-    for (const line of ['Type=notify', 'NotifyAccess=all', 'Restart=on-failure', 'User=vigil', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/vigil', 'Environment=VIGIL_DATA_DIR=/var/lib/vigil', 'SupplementaryGroups=video render']) {
+    for (const line of [
+      'Type=notify',
+      'NotifyAccess=all',
+      'Restart=on-failure',
+      'User=vigil',
+      'ProtectSystem=strict',
+      'ReadWritePaths=/var/lib/vigil',
+      'Environment=VIGIL_DATA_DIR=/var/lib/vigil',
+      'SupplementaryGroups=video render',
+    ]) {
       assert.match(unit, new RegExp(`^${line}$`, 'm'), line);
     }
     assert.match(unit, /^WatchdogSec=\d+$/m);

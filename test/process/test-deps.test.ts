@@ -38,7 +38,7 @@ describe('test dependencies (scripts/test-deps.mjs)', () => {
     assert.match(res.stderr, /npm run test:all/);
   });
 
-  it('--check sees a python3 that cannot load GStreamer\'s RTSP server', () => {
+  it("--check sees a python3 that cannot load GStreamer's RTSP server", () => {
     const py = mkdtempSync(join(dir, 'py-'));
     mkdirSync(join(py, 'gi'));
     writeFileSync(join(py, 'gi', '__init__.py'), 'raise ImportError("hidden")\n');

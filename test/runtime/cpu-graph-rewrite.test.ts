@@ -42,7 +42,10 @@ describe('graph rewrites for the CPU provider', () => {
       const original = model(file);
       const { bytes, prelu, clip } = rewriteForCpu(original);
       assert.deepEqual({ prelu, clip }, counts);
-      const data = input(dims.reduce((a, b) => a * b, 1), scale);
+      const data = input(
+        dims.reduce((a, b) => a * b, 1),
+        scale,
+      );
       const [before, after] = await Promise.all([outputs(original, data, dims), outputs(bytes, data, dims)]);
       before.forEach((o, k) => assert.deepEqual(Array.from(after[k]!), Array.from(o), `output ${k}`));
     });

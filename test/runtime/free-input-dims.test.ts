@@ -31,7 +31,10 @@ describe('free spatial input dims', () => {
   it('lets the shipped YOLOX run at 256x416 and 384x640, anchors following the size', async () => {
     const bytes = freeSpatialInputDims(readFileSync(join(packageRoot(), 'models', 'person_det_yolox_nano_416.onnx')));
     const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1 });
-    for (const [h, w] of [[256, 416], [384, 640]] as const) {
+    for (const [h, w] of [
+      [256, 416],
+      [384, 640],
+    ] as const) {
       const out = await session.run({ images: new ort.Tensor('float32', new Float32Array(3 * h * w).fill(114), [1, 3, h, w]) });
       const anchors = [8, 16, 32].reduce((n, s) => n + (h / s) * (w / s), 0);
       assert.deepEqual(out.output!.dims, [1, anchors, 85]);

@@ -47,8 +47,14 @@ describe('inference pool', () => {
       assert.equal(queued, 0);
       assert.equal(runs.length, 2);
       // 8 runs issued at once: both workers take some (each takes one at a time).
-      assert.ok(runs.every((n) => n > 0), `runs per worker ${runs.join(', ')}`);
-      assert.equal(runs.reduce((a, b) => a + b, 0), values.length);
+      assert.ok(
+        runs.every((n) => n > 0),
+        `runs per worker ${runs.join(', ')}`,
+      );
+      assert.equal(
+        runs.reduce((a, b) => a + b, 0),
+        values.length,
+      );
     } finally {
       await pool.close();
     }

@@ -49,7 +49,10 @@ describe('model registry', () => {
     const reg = new ModelRegistry(dir, readProfile('x86-cpu'), 0, pino({ level: 'silent' }));
     assert.equal(await reg.load('face_rec_mobilefacenet_128d'), undefined);
     assert.match(reg.status('face_rec_mobilefacenet_128d')!.reason ?? '', /corrupt: sha256/);
-    assert.throws(() => reg.get('face_rec_mobilefacenet_128d'), (e: Error & { statusCode?: number; code?: string }) => e.statusCode === 503 && e.code === 'MODEL_UNAVAILABLE');
+    assert.throws(
+      () => reg.get('face_rec_mobilefacenet_128d'),
+      (e: Error & { statusCode?: number; code?: string }) => e.statusCode === 503 && e.code === 'MODEL_UNAVAILABLE',
+    );
   });
 
   it('one missing model file makes only that component loaded:false; the daemon serves the rest', async () => {

@@ -9,7 +9,12 @@ const plain = (s: ReturnType<typeof seriesOf>) => Object.fromEntries([...s].map(
 
 describe('count history chart: series from the history answer', () => {
   it('reads buckets that hold rules', () => {
-    const s = seriesOf({ buckets: [{ start: T1, lines: [{ rule_id: 'l1', name: 'door', in: 3, out: 1 }] }, { start: T2, lines: [{ rule_id: 'l1', name: 'door', in: 5, out: 0 }] }] });
+    const s = seriesOf({
+      buckets: [
+        { start: T1, lines: [{ rule_id: 'l1', name: 'door', in: 3, out: 1 }] },
+        { start: T2, lines: [{ rule_id: 'l1', name: 'door', in: 5, out: 0 }] },
+      ],
+    });
     assert.deepEqual(plain(s), { 'door in': { [T1]: 3, [T2]: 5 }, 'door out': { [T1]: 1, [T2]: 0 } });
   });
 
@@ -26,8 +31,17 @@ describe('count history chart: series from the history answer', () => {
   });
 
   it('keeps points at their bucket time', () => {
-    const s = seriesOf([{ start: T2, in: 2 }, { start: T1, in: 7 }]);
-    assert.deepEqual([...s.get('in')!].sort((a, b) => a[0] - b[0]), [[ms(T1), 7], [ms(T2), 2]]);
+    const s = seriesOf([
+      { start: T2, in: 2 },
+      { start: T1, in: 7 },
+    ]);
+    assert.deepEqual(
+      [...s.get('in')!].sort((a, b) => a[0] - b[0]),
+      [
+        [ms(T1), 7],
+        [ms(T2), 2],
+      ],
+    );
   });
 
   // Guards: the chart drew a zero `entered`/`exited`/`peak_occupancy` series for every line from Vigil's own rows.

@@ -102,8 +102,7 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     await page.waitForSelector('.editor img', { timeout: 30_000 });
     const box = (await page.locator('[data-testid=rule-canvas]').boundingBox())!;
     const at = (x: number, y: number): [number, number] => [box.x + box.width * x, box.y + box.height * y];
-    const rules = async (kind: 'lines' | 'zones') =>
-      (await t.app.inject({ url: `/api/v1/video/cameras/plaza/${kind}` })).json() as { rule_id: string; name: string; points: [number, number][] }[];
+    const rules = async (kind: 'lines' | 'zones') => (await t.app.inject({ url: `/api/v1/video/cameras/plaza/${kind}` })).json() as { rule_id: string; name: string; points: [number, number][] }[];
 
     await page.click('button:has-text("Draw zone")');
     await page.fill('input[aria-label="rule name"]', 'lawn');
@@ -188,7 +187,7 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     await page.close();
   });
 
-  it('an API error is shown with the daemon\'s own message', async () => {
+  it("an API error is shown with the daemon's own message", async () => {
     const { page } = await open('cameras');
     await page.fill('input[name=camera_id]', 'plaza');
     await page.fill('input[name=source]', CLIP);
@@ -230,7 +229,10 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       },
       20_000,
     );
-    await page.locator('.deliveries td', { hasText: log.last_error!.slice(0, 30) }).first().waitFor({ timeout: 10_000 });
+    await page
+      .locator('.deliveries td', { hasText: log.last_error!.slice(0, 30) })
+      .first()
+      .waitFor({ timeout: 10_000 });
     // Regression: a successful add once showed "Cannot read properties of null" (the form was read after the await).
     assert.deepEqual(await page.locator('[role=alert]').allTextContents(), []);
     assert.equal(await page.inputValue('input[name=url]'), '', 'the form is cleared after a successful add');
@@ -275,7 +277,7 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     await phone.close();
   });
 
-  it('the liveness page runs a real session from the browser camera (a face clip as Chromium\'s fake camera): challenges, then a verdict', async () => {
+  it("the liveness page runs a real session from the browser camera (a face clip as Chromium's fake camera): challenges, then a verdict", async () => {
     // Chromium plays a y4m file as its camera: a real selfie clip with real blinks.
     const dir = mkdtempSync(join(tmpdir(), 'vigil-fakecam-'));
     const y4m = join(dir, 'selfie.y4m');
@@ -296,7 +298,13 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       await verdict.waitFor({ timeout: 90_000 });
       await page.screenshot({ path: join(ARTIFACTS, 'liveness-verdict.png'), fullPage: true });
       const id = await page.locator('[data-testid=verdict]').getAttribute('data-session');
-      const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as { state: string; frames_received: number; is_live: boolean | null; failure_reason: string | null; liveness_score: number | null };
+      const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as {
+        state: string;
+        frames_received: number;
+        is_live: boolean | null;
+        failure_reason: string | null;
+        liveness_score: number | null;
+      };
       assert.ok(info.frames_received > 0, 'frames from the browser camera reached the session');
       assert.equal(await page.locator('[data-testid=verdict]').getAttribute('data-state'), info.state);
       assert.match((await verdict.textContent())!, info.is_live ? /Verdict: live/ : /Verdict: not live/);
@@ -306,7 +314,10 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       if (typeof info.liveness_score === 'number') assert.ok(text.includes(`liveness score ${info.liveness_score.toFixed(1)}`), `the verdict shows the score: ${text}`);
       // The browser logs refused requests itself: 422 NO_FACE while the face settles, and 409
       // SESSION_ENDED for a frame sent after a challenge timed out. Nothing else may appear.
-      assert.deepEqual(errors.filter((e) => !/status of (422|409)/.test(e)), []);
+      assert.deepEqual(
+        errors.filter((e) => !/status of (422|409)/.test(e)),
+        [],
+      );
       await ctx.close();
     } finally {
       await cam.close();

@@ -24,7 +24,17 @@ describe('POST /video/cameras/{id}/disable and /enable', () => {
     const add = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'door', source: SOURCE } });
     assert.equal(add.statusCode, 201, add.body);
     assert.equal(add.json().enabled, true);
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/door/lines', payload: { rule_id: 'entrance', points: [[0, 0.5], [1, 0.5]] } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/door/lines',
+      payload: {
+        rule_id: 'entrance',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+      },
+    });
 
     const off = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/door/disable' });
     assert.equal(off.statusCode, 200, off.body);

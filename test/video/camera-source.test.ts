@@ -31,17 +31,47 @@ describe('camera sources', () => {
   });
 
   it('rejects everything else with a clear code', () => {
-    assert.equal(code(() => parseCameraSource('')), 'INVALID_SOURCE');
-    assert.equal(code(() => parseCameraSource('   ')), 'INVALID_SOURCE');
-    assert.equal(code(() => parseCameraSource('http://cam/x.mjpg')), 'UNSUPPORTED_SOURCE');
-    assert.equal(code(() => parseCameraSource('concat:/a|/b')), 'UNSUPPORTED_SOURCE');
-    assert.equal(code(() => parseCameraSource('file:/etc/passwd')), 'UNSUPPORTED_SOURCE');
-    assert.equal(code(() => parseCameraSource('videos/clip.mp4')), 'INVALID_SOURCE');
+    assert.equal(
+      code(() => parseCameraSource('')),
+      'INVALID_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('   ')),
+      'INVALID_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('http://cam/x.mjpg')),
+      'UNSUPPORTED_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('concat:/a|/b')),
+      'UNSUPPORTED_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('file:/etc/passwd')),
+      'UNSUPPORTED_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('videos/clip.mp4')),
+      'INVALID_SOURCE',
+    );
     // a leading '-' would become an ffmpeg option
-    assert.equal(code(() => parseCameraSource('-filter_complex')), 'INVALID_SOURCE');
-    assert.equal(code(() => parseCameraSource('64')), 'INVALID_SOURCE');
-    assert.equal(code(() => parseCameraSource('rtsp://')), 'INVALID_SOURCE');
-    assert.equal(code(() => parseCameraSource('/tmp/a\nb')), 'INVALID_SOURCE');
+    assert.equal(
+      code(() => parseCameraSource('-filter_complex')),
+      'INVALID_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('64')),
+      'INVALID_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('rtsp://')),
+      'INVALID_SOURCE',
+    );
+    assert.equal(
+      code(() => parseCameraSource('/tmp/a\nb')),
+      'INVALID_SOURCE',
+    );
   });
 
   it('never shows an RTSP password', () => {

@@ -68,10 +68,14 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
     });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().source, `rtsp://admin:***@127.0.0.1:${port}/live`);
-    const cam = await waitFor('a reported failure', async () => {
-      const c = await camera('nowhere');
-      return c.last_error ? c : undefined;
-    }, 15_000);
+    const cam = await waitFor(
+      'a reported failure',
+      async () => {
+        const c = await camera('nowhere');
+        return c.last_error ? c : undefined;
+      },
+      15_000,
+    );
     assert.equal(cam.is_running, false);
     assert.match(cam.last_error, /refused/i);
     const served = await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras' });
@@ -79,7 +83,10 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
     for (const text of [served.body, JSON.stringify(cam), (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).body, ...logLines]) {
       assert.ok(!text.includes(SECRET), `credential leaked: ${text.slice(0, 300)}`);
     }
-    assert.ok(logLines.some((l) => l.includes('admin:***@127.0.0.1')), 'the failure was logged, redacted');
+    assert.ok(
+      logLines.some((l) => l.includes('admin:***@127.0.0.1')),
+      'the failure was logged, redacted',
+    );
     await t.app.inject({ method: 'DELETE', url: '/api/v1/video/cameras/nowhere' });
     await t.app.inject({ method: 'DELETE', url: '/api/v1/video/cameras/missing' });
   });
@@ -88,27 +95,39 @@ describe('camera supervision: failing sources and a real RTSP server that dies',
     await server.start();
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'door', source: server.url } });
     assert.equal(res.statusCode, 201, res.body);
-    const first = await waitFor('RTSP frames', async () => {
-      const c = await camera('door');
-      return c.frame_count >= 10 ? c : undefined;
-    }, 20_000);
+    const first = await waitFor(
+      'RTSP frames',
+      async () => {
+        const c = await camera('door');
+        return c.frame_count >= 10 ? c : undefined;
+      },
+      20_000,
+    );
     assert.equal(first.is_running, true);
     assert.equal(first.status, 'running');
 
     await server.kill();
-    const down = await waitFor('the camera to notice', async () => {
-      const c = await camera('door');
-      return !c.is_running ? c : undefined;
-    }, 15_000);
+    const down = await waitFor(
+      'the camera to notice',
+      async () => {
+        const c = await camera('door');
+        return !c.is_running ? c : undefined;
+      },
+      15_000,
+    );
     assert.ok(down.last_error, 'says why it is down');
     const frozen = down.frame_count;
 
     await new Promise((r) => setTimeout(r, 1500));
     await server.start();
-    const back = await waitFor('recovery', async () => {
-      const c = await camera('door');
-      return c.is_running && c.status === 'running' && c.frame_count > frozen + 10 ? c : undefined;
-    }, 30_000);
+    const back = await waitFor(
+      'recovery',
+      async () => {
+        const c = await camera('door');
+        return c.is_running && c.status === 'running' && c.frame_count > frozen + 10 ? c : undefined;
+      },
+      30_000,
+    );
     assert.equal(back.last_error, null);
     assert.ok(back.fps > 0);
     const snap = await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/door/snapshot' });

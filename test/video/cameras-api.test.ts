@@ -15,7 +15,15 @@ import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
 
 const PETS_FRAMES = 200;
 /** A horizontal line across the walkway at mid-height; "in" is walking down the image (towards the camera). */
-const WALKWAY = { rule_id: 'walkway', points: [[0, 0.5], [1, 0.5]] as [number, number][], in_label: 'towards camera', out_label: 'away' };
+const WALKWAY = {
+  rule_id: 'walkway',
+  points: [
+    [0, 0.5],
+    [1, 0.5],
+  ] as [number, number][],
+  in_label: 'towards camera',
+  out_label: 'away',
+};
 
 describe('video module disabled (the default)', () => {
   let t: TestApp;
@@ -116,12 +124,29 @@ describe('cameras API with a file source (PETS09-S2L1)', () => {
     const zone = await t.app.inject({
       method: 'POST',
       url: '/api/v1/video/cameras/pets/zones',
-      payload: { rule_id: 'lawn', points: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]] },
+      payload: {
+        rule_id: 'lawn',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+          [1, 1],
+          [0, 1],
+        ],
+      },
     });
     assert.equal(zone.statusCode, 201, zone.body);
     const dupRule = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/lines', payload: WALKWAY });
     assertErrorShape(dupRule.json(), 409, 'RULE_EXISTS');
-    const badRule = await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/lines', payload: { points: [[0.5, 0.5], [0.5, 0.5]] } });
+    const badRule = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/pets/lines',
+      payload: {
+        points: [
+          [0.5, 0.5],
+          [0.5, 0.5],
+        ],
+      },
+    });
     assertErrorShape(badRule.json(), 400, 'INVALID_POINTS');
 
     const running = await waitFor(
@@ -196,7 +221,10 @@ describe('cameras API with a file source (PETS09-S2L1)', () => {
     const t2 = await testApp({ video: VIDEO_TEST_CONFIG }, {}, t.dataDir);
     try {
       const list = (await t2.app.inject({ method: 'GET', url: '/api/v1/video/cameras' })).json();
-      assert.deepEqual(list.map((c: { camera_id: string }) => c.camera_id), ['pets']);
+      assert.deepEqual(
+        list.map((c: { camera_id: string }) => c.camera_id),
+        ['pets'],
+      );
       const after = (await t2.app.inject({ method: 'GET', url: '/api/v1/video/cameras/pets/counts' })).json();
       assert.deepEqual(after.lines, before.lines);
       assert.deepEqual(

@@ -21,7 +21,13 @@ describe('count history on a full disk', () => {
   let dir: string;
   let guard: SetFreeGuard;
   let store: VideoStore;
-  const line = makeLine({ rule_id: 'door', points: [[0, 0.5], [1, 0.5]] });
+  const line = makeLine({
+    rule_id: 'door',
+    points: [
+      [0, 0.5],
+      [1, 0.5],
+    ],
+  });
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'vigil-history-full-'));
     guard = new SetFreeGuard(dir, 8 * 1024 * 1024);

@@ -19,8 +19,21 @@ describe('count history store (LMDB)', () => {
   let dir: string;
   let root: RootDatabase;
   let h: CountHistory;
-  const line = makeLine({ rule_id: 'door', points: [[0, 0.5], [1, 0.5]] });
-  const zone = makeZone({ rule_id: 'desk', points: [[0, 0], [1, 0], [1, 1]] });
+  const line = makeLine({
+    rule_id: 'door',
+    points: [
+      [0, 0.5],
+      [1, 0.5],
+    ],
+  });
+  const zone = makeZone({
+    rule_id: 'desk',
+    points: [
+      [0, 0],
+      [1, 0],
+      [1, 1],
+    ],
+  });
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'vigil-history-'));
     root = open({ path: dir });
@@ -52,13 +65,19 @@ describe('count history store (LMDB)', () => {
       ],
     );
     const q1h = h.query('cam', T0, T0 + 86_400_000, 60 * MIN, 100);
-    assert.deepEqual(q1h.rows.map((r) => [r.start.slice(11, 16), r.rule_id, r.in, r.out, r.entered, r.exited, r.peak_occupancy]), [
-      ['10:00', 'desk', 0, 0, 2, 1, 2],
-      ['10:00', 'door', 2, 0, 0, 0, 0],
-      ['11:00', 'door', 0, 1, 0, 0, 0],
-    ]);
+    assert.deepEqual(
+      q1h.rows.map((r) => [r.start.slice(11, 16), r.rule_id, r.in, r.out, r.entered, r.exited, r.peak_occupancy]),
+      [
+        ['10:00', 'desk', 0, 0, 2, 1, 2],
+        ['10:00', 'door', 2, 0, 0, 0, 0],
+        ['11:00', 'door', 0, 1, 0, 0, 0],
+      ],
+    );
     const q1d = h.query('cam', T0 - 10 * 3_600_000, T0 + 86_400_000, 86_400_000, 100, 'door');
-    assert.deepEqual(q1d.rows.map((r) => [r.start, r.in, r.out]), [['2026-01-05T00:00:00.000Z', 2, 1]]);
+    assert.deepEqual(
+      q1d.rows.map((r) => [r.start, r.in, r.out]),
+      [['2026-01-05T00:00:00.000Z', 2, 1]],
+    );
 
     // Pages of at most 2 rows never split a bucket; following next_from visits every row once.
     const seen: string[] = [];
@@ -69,10 +88,16 @@ describe('count history store (LMDB)', () => {
       if (p.next === null) break;
       from = p.next;
     }
-    assert.deepEqual(seen, q15.rows.map((r) => `${r.start}/${r.rule_id}`));
+    assert.deepEqual(
+      seen,
+      q15.rows.map((r) => `${r.start}/${r.rule_id}`),
+    );
 
     assert.equal(await h.prune(['cam'], T0 + 30 * MIN), 4);
-    assert.deepEqual(h.query('cam', T0, T0 + 86_400_000, 15 * MIN, 100).rows.map((r) => r.start.slice(11, 16)), ['11:00']);
+    assert.deepEqual(
+      h.query('cam', T0, T0 + 86_400_000, 15 * MIN, 100).rows.map((r) => r.start.slice(11, 16)),
+      ['11:00'],
+    );
     await h.remove('cam', 'door');
     assert.deepEqual(h.query('cam', T0, T0 + 86_400_000, 15 * MIN, 100).rows, []);
     assert.equal(h.query('other', T0, T0 + 86_400_000, 15 * MIN, 100).rows.length, 1, 'other cameras untouched');
@@ -101,8 +126,30 @@ describe('count history API, end of stream and restart', () => {
 
   it('history sums to the counts; zones empty at the end of a file; an ended file stays ended and counts nothing twice after a restart', async () => {
     await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'pets', source: clip } });
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/lines', payload: { rule_id: 'mid', points: [[0, 0.5], [1, 0.5]] } });
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/zones', payload: { rule_id: 'lower', points: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]] } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/pets/lines',
+      payload: {
+        rule_id: 'mid',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+      },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/pets/zones',
+      payload: {
+        rule_id: 'lower',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+          [1, 1],
+          [0, 1],
+        ],
+      },
+    });
     await waitFor('the clip to end', async () => (await get('/api/v1/video/cameras/pets')).body.status === 'ended', 60_000, 500);
     await new Promise((r) => setTimeout(r, 1000));
     const counts = (await get('/api/v1/video/cameras/pets/counts')).body;

@@ -29,7 +29,14 @@ describe('geometry', () => {
     ] as const;
     assert.ok(insidePolygon([5, 5], sq));
     assert.ok(!insidePolygon([15, 5], sq));
-    assert.ok(selfIntersects([[0, 0], [10, 10], [10, 0], [0, 10]]));
+    assert.ok(
+      selfIntersects([
+        [0, 0],
+        [10, 10],
+        [10, 0],
+        [0, 10],
+      ]),
+    );
     assert.ok(!selfIntersects(sq));
   });
 });
@@ -112,8 +119,30 @@ describe('camera counting', () => {
   const person = (trackId: number, cx: number, bottom: number): TrackedPerson => ({ trackId, x1: cx - 10, x2: cx + 10, y1: bottom - 50, y2: bottom, score: 0.9, hits: 5 });
   it('turns tracks into line_crossed / person_entered / person_exited with counts', () => {
     const c = new CameraCounting();
-    c.setRule(makeLine({ rule_id: 'door', points: [[0, 0.5], [1, 0.5]], in_label: 'enter', out_label: 'leave', hysteresis: 0.01 }));
-    c.setRule(makeZone({ rule_id: 'desk', points: [[0.6, 0.6], [0.9, 0.6], [0.9, 0.9], [0.6, 0.9]], hysteresis: 0.01 }));
+    c.setRule(
+      makeLine({
+        rule_id: 'door',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+        in_label: 'enter',
+        out_label: 'leave',
+        hysteresis: 0.01,
+      }),
+    );
+    c.setRule(
+      makeZone({
+        rule_id: 'desk',
+        points: [
+          [0.6, 0.6],
+          [0.9, 0.6],
+          [0.9, 0.9],
+          [0.6, 0.9],
+        ],
+        hysteresis: 0.01,
+      }),
+    );
     const events = [];
     // 400x400 frame; track 3 walks down from y=100 to y=300 at x=300 (into the zone)
     for (let y = 100; y <= 320; y += 20) events.push(...c.process([person(3, 300, y)], [], 400, 400));
@@ -143,7 +172,16 @@ describe('camera counting', () => {
   const tall = (trackId: number, cx: number, bottom: number): TrackedPerson => ({ trackId, x1: cx - 20, x2: cx + 20, y1: bottom - 100, y2: bottom, score: 0.9, hits: 5 });
   const door = () => {
     const c = new CameraCounting();
-    c.setRule(makeLine({ rule_id: 'door', points: [[0, 0.5], [1, 0.5]], hysteresis: 0.01 }));
+    c.setRule(
+      makeLine({
+        rule_id: 'door',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+        hysteresis: 0.01,
+      }),
+    );
     return c;
   };
 
@@ -154,7 +192,10 @@ describe('camera counting', () => {
     for (let y = 120; y <= 180; y += 10) ev.push(...c.process([tall(1, 200, y)], [], 400, 400));
     for (let i = 0; i < 4; i++) ev.push(...c.process([], [], 400, 400)); // lost while crossing
     for (let y = 230; y <= 280; y += 10) ev.push(...c.process([tall(2, 200, y)], [], 400, 400));
-    assert.deepEqual(ev.map((e) => [e.type, e.data.track_id, (e.data as { direction: string }).direction]), [['line_crossed', 2, 'in']]);
+    assert.deepEqual(
+      ev.map((e) => [e.type, e.data.track_id, (e.data as { direction: string }).direction]),
+      [['line_crossed', 2, 'in']],
+    );
     assert.deepEqual(c.countsOf('door'), { in: 1, out: 0 });
   });
 
@@ -180,19 +221,42 @@ describe('camera counting', () => {
   it('a file that ends empties every zone (person_exited, how lost)', () => {
     // Guards the bug where people inside a zone when a file source ended never exited.
     const c = new CameraCounting();
-    c.setRule(makeZone({ rule_id: 'z', points: [[0, 0], [1, 0], [1, 1], [0, 1]], hysteresis: 0.01 }));
+    c.setRule(
+      makeZone({
+        rule_id: 'z',
+        points: [
+          [0, 0],
+          [1, 0],
+          [1, 1],
+          [0, 1],
+        ],
+        hysteresis: 0.01,
+      }),
+    );
     c.process([tall(1, 200, 300), tall(2, 100, 300)], [], 400, 400);
     const ev = c.endOfStream();
-    assert.deepEqual(ev.map((e) => [e.type, e.data.track_id, (e.data as { how: string }).how]), [
-      ['person_exited', 1, 'lost'],
-      ['person_exited', 2, 'lost'],
-    ]);
+    assert.deepEqual(
+      ev.map((e) => [e.type, e.data.track_id, (e.data as { how: string }).how]),
+      [
+        ['person_exited', 1, 'lost'],
+        ['person_exited', 2, 'lost'],
+      ],
+    );
     assert.deepEqual(c.countsOf('z'), { entered: 2, exited: 2, occupancy: 0 });
   });
 
   it('restores stored counts', () => {
     const c = new CameraCounting();
-    c.setRule(makeLine({ rule_id: 'l', points: [[0, 0.5], [1, 0.5]] }), { in: 4, out: 2 });
+    c.setRule(
+      makeLine({
+        rule_id: 'l',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+      }),
+      { in: 4, out: 2 },
+    );
     assert.deepEqual(c.countsOf('l'), { in: 4, out: 2 });
   });
 });
@@ -207,11 +271,73 @@ describe('rule validation', () => {
     return 'none';
   };
   it('rejects degenerate or out-of-frame geometry', () => {
-    assert.equal(code(() => makeLine({ points: [[0.5, 0.5], [0.5, 0.5]] })), 'INVALID_POINTS');
-    assert.equal(code(() => makeLine({ points: [[0.5, 0.5], [1.5, 0.5]] })), 'INVALID_POINTS');
-    assert.equal(code(() => makeZone({ points: [[0, 0], [1, 1], [0.5, 0.5]] })), 'INVALID_POINTS');
-    assert.equal(code(() => makeZone({ points: [[0, 0], [1, 1], [1, 0], [0, 1]] })), 'INVALID_POINTS');
-    assert.equal(code(() => makeLine({ rule_id: 'bad id!', points: [[0, 0], [1, 1]] })), 'INVALID_ID');
-    assert.equal(makeLine({ points: [[0, 0], [1, 1]] }).in_label, 'in');
+    assert.equal(
+      code(() =>
+        makeLine({
+          points: [
+            [0.5, 0.5],
+            [0.5, 0.5],
+          ],
+        }),
+      ),
+      'INVALID_POINTS',
+    );
+    assert.equal(
+      code(() =>
+        makeLine({
+          points: [
+            [0.5, 0.5],
+            [1.5, 0.5],
+          ],
+        }),
+      ),
+      'INVALID_POINTS',
+    );
+    assert.equal(
+      code(() =>
+        makeZone({
+          points: [
+            [0, 0],
+            [1, 1],
+            [0.5, 0.5],
+          ],
+        }),
+      ),
+      'INVALID_POINTS',
+    );
+    assert.equal(
+      code(() =>
+        makeZone({
+          points: [
+            [0, 0],
+            [1, 1],
+            [1, 0],
+            [0, 1],
+          ],
+        }),
+      ),
+      'INVALID_POINTS',
+    );
+    assert.equal(
+      code(() =>
+        makeLine({
+          rule_id: 'bad id!',
+          points: [
+            [0, 0],
+            [1, 1],
+          ],
+        }),
+      ),
+      'INVALID_ID',
+    );
+    assert.equal(
+      makeLine({
+        points: [
+          [0, 0],
+          [1, 1],
+        ],
+      }).in_label,
+      'in',
+    );
   });
 });

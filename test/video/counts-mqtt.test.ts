@@ -50,8 +50,30 @@ describe('counts as retained MQTT state (real mosquitto)', () => {
 
   it('a late subscriber reads the current counts and camera status; deleted rules leave no state behind', async () => {
     await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'pets', source: clip } });
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/lines', payload: { rule_id: 'mid', points: [[0, 0.5], [1, 0.5]] } });
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras/pets/zones', payload: { rule_id: 'lower', points: [[0, 0.5], [1, 0.5], [1, 1], [0, 1]] } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/pets/lines',
+      payload: {
+        rule_id: 'mid',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+      },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/video/cameras/pets/zones',
+      payload: {
+        rule_id: 'lower',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+          [1, 1],
+          [0, 1],
+        ],
+      },
+    });
     await waitFor('the clip to end', async () => (await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/pets' })).json().status === 'ended', 40_000, 500);
     await new Promise((r) => setTimeout(r, 1000));
     const api = (await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/pets/counts' })).json();

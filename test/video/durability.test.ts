@@ -14,7 +14,14 @@ describe('video state survives kill -9', () => {
   let dir: string;
   let clip: string;
   let daemon: Daemon | null = null;
-  const env = () => ({ VIGIL_DATA_DIR: join(dir, 'data'), VIGIL_VIDEO_ENABLED: 'true', VIGIL_VIDEO_MAX_FPS: '10', VIGIL_VIDEO_TRACK_FACES: 'false', VIGIL_VIDEO_FILE_ROOTS: dir, VIGIL_LOG_LEVEL: 'warn' });
+  const env = () => ({
+    VIGIL_DATA_DIR: join(dir, 'data'),
+    VIGIL_VIDEO_ENABLED: 'true',
+    VIGIL_VIDEO_MAX_FPS: '10',
+    VIGIL_VIDEO_TRACK_FACES: 'false',
+    VIGIL_VIDEO_FILE_ROOTS: dir,
+    VIGIL_LOG_LEVEL: 'warn',
+  });
   const api = async (path: string, init?: RequestInit) => {
     const res = await fetch(`${daemon!.url}/api/v1/video${path}`, { ...init, headers: { 'content-type': 'application/json' } });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> & { lines: { in: number; out: number }[] } };
@@ -36,7 +43,16 @@ describe('video state survives kill -9', () => {
     daemon = await spawnDaemon(env());
     const cam = await api('/cameras', { method: 'POST', body: JSON.stringify({ camera_id: 'pets', source: clip, loop: true }) });
     assert.equal(cam.status, 201, JSON.stringify(cam.body));
-    const line = await api('/cameras/pets/lines', { method: 'POST', body: JSON.stringify({ rule_id: 'mid', points: [[0, 0.5], [1, 0.5]] }) });
+    const line = await api('/cameras/pets/lines', {
+      method: 'POST',
+      body: JSON.stringify({
+        rule_id: 'mid',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+      }),
+    });
     assert.equal(line.status, 201);
     const seen = await waitFor(
       'a counted crossing',
@@ -54,7 +70,10 @@ describe('video state survives kill -9', () => {
 
     daemon = await spawnDaemon(env());
     const list = await fetch(`${daemon.url}/api/v1/video/cameras`).then((r) => r.json() as Promise<{ camera_id: string; loop: boolean }[]>);
-    assert.deepEqual(list.map((c) => [c.camera_id, c.loop]), [['pets', true]]);
+    assert.deepEqual(
+      list.map((c) => [c.camera_id, c.loop]),
+      [['pets', true]],
+    );
     const counts = await api('/cameras/pets/counts');
     const mid = counts.body.lines[0]!;
     assert.ok(mid.in >= seen.in && mid.out >= seen.out, `before kill ${JSON.stringify(seen)}, after ${JSON.stringify(mid)}`);

@@ -105,8 +105,19 @@ describe('faces on camera frames (video.track_faces)', () => {
       };
     };
     const ppm = execFileSync(ffmpeg.path, [
-      '-v', 'error', '-i', testdata('video', 'fr_short_hamilton_clip.mp4'),
-      '-vf', 'select=eq(n\\,150),scale=w=416:h=416:force_original_aspect_ratio=decrease', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'ppm', '-',
+      '-v',
+      'error',
+      '-i',
+      testdata('video', 'fr_short_hamilton_clip.mp4'),
+      '-vf',
+      'select=eq(n\\,150),scale=w=416:h=416:force_original_aspect_ratio=decrease',
+      '-frames:v',
+      '1',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'ppm',
+      '-',
     ]);
     const h = parseHeader(ppm);
     assert.ok(h !== 'incomplete');

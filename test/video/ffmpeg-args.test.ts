@@ -1,15 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseCameraSource } from '../../src/modules/video/camera-source.js';
-import {
-  buildStreamArgs,
-  filterArgs,
-  hwaccelArgs,
-  isHwaccelFailure,
-  parseInputCodec,
-  parseLavfMajor,
-  type StreamArgsOptions,
-} from '../../src/modules/video/ffmpeg-args.js';
+import { buildStreamArgs, filterArgs, hwaccelArgs, isHwaccelFailure, parseInputCodec, parseLavfMajor, type StreamArgsOptions } from '../../src/modules/video/ffmpeg-args.js';
 
 const base = (over: Partial<StreamArgsOptions> = {}): StreamArgsOptions => ({
   source: parseCameraSource('rtsp://u:pw@cam/live'),

@@ -102,7 +102,10 @@ describe('file camera sources are held to video.file_roots and video containers'
     assert.equal(parseCameraSource('/dev/video0').kind, 'device');
     const sda = parseCameraSource('/dev/sda');
     assert.equal(sda.kind, 'file');
-    assert.throws(() => resolveFileSource('/dev/sda', [media]), (e: unknown) => e instanceof AppError && e.code === 'SOURCE_OUTSIDE_ROOTS');
+    assert.throws(
+      () => resolveFileSource('/dev/sda', [media]),
+      (e: unknown) => e instanceof AppError && e.code === 'SOURCE_OUTSIDE_ROOTS',
+    );
   });
 
   it('ffmpeg itself is held to the whitelist: a text file that replaced a stored clip does not decode', async () => {

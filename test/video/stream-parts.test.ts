@@ -89,10 +89,7 @@ describe('stderr ring', () => {
     assert.ok(seen.includes('rtsp://bob:***@cam/x: Connection refused'));
   });
   it('explains a failure by its last error-looking line', () => {
-    assert.equal(
-      explainFailure(['Input #0, rtsp', 'rtsp://cam/x: Connection refused', 'Exiting normally, received signal 15.']),
-      'rtsp://cam/x: Connection refused',
-    );
+    assert.equal(explainFailure(['Input #0, rtsp', 'rtsp://cam/x: Connection refused', 'Exiting normally, received signal 15.']), 'rtsp://cam/x: Connection refused');
     assert.equal(explainFailure(['/v/none.mp4: No such file or directory']), '/v/none.mp4: No such file or directory');
     assert.equal(explainFailure([]), undefined);
   });
@@ -104,7 +101,10 @@ describe('frame ring and rate meter', () => {
     const ring = new FrameRing(3);
     assert.equal(ring.latest(), undefined);
     for (let i = 1; i <= 5; i++) ring.push(f(i));
-    assert.deepEqual(ring.frames().map((x) => x.seq), [3, 4, 5]);
+    assert.deepEqual(
+      ring.frames().map((x) => x.seq),
+      [3, 4, 5],
+    );
     assert.equal(ring.latest()!.seq, 5);
   });
   it('measures fps over its window and drops to 0 when frames stop', () => {

@@ -19,8 +19,7 @@ export const AuthSection = Type.Object(
   {
     tokens: Type.Array(ApiToken, {
       default: [],
-      description:
-        'API tokens, each {name, scope, token_sha256 | token}; empty (the default) leaves the API open. Env: a JSON array. See docs/security.md.',
+      description: 'API tokens, each {name, scope, token_sha256 | token}; empty (the default) leaves the API open. Env: a JSON array. See docs/security.md.',
     }),
   },
   { additionalProperties: false, default: {} },

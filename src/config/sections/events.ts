@@ -19,8 +19,7 @@ export const EventsSection = Type.Object(
     }),
     include_labels: Type.Boolean({
       default: true,
-      description:
-        'Put identity labels (enrolled names) in webhook and MQTT event payloads; false leaves every label out (receivers still get identity_id), the history on the box keeps them.',
+      description: 'Put identity labels (enrolled names) in webhook and MQTT event payloads; false leaves every label out (receivers still get identity_id), the history on the box keeps them.',
     }),
     ca_file: Type.String({
       default: '',
@@ -28,7 +27,11 @@ export const EventsSection = Type.Object(
     }),
     retry_base_delay_ms: Type.Integer({ default: 5_000, minimum: 1, description: 'Delay before the first retry; each further retry multiplies it by retry_factor.' }),
     retry_factor: Type.Number({ default: 2, minimum: 1, maximum: 10, description: 'Exponential backoff factor between retries.' }),
-    retry_max_delay_ms: Type.Integer({ default: 1_800_000, minimum: 1, description: 'Longest delay between two scheduled attempts (a receiver\'s Retry-After on 429/503 is honoured as sent, up to 24 h).' }),
+    retry_max_delay_ms: Type.Integer({
+      default: 1_800_000,
+      minimum: 1,
+      description: "Longest delay between two scheduled attempts (a receiver's Retry-After on 429/503 is honoured as sent, up to 24 h).",
+    }),
     retry_jitter: Type.Number({
       default: 0.2,
       minimum: 0,

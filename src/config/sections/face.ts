@@ -8,8 +8,7 @@ export const FaceSection = Type.Object(
       default: 0.5,
       minimum: 0,
       maximum: 1,
-      description:
-        "Face detection score threshold on the detector's own score. YuNet's is sqrt(cls*obj): on the shared test data its false faces score up to 0.72 and its real faces 0.90 or more.",
+      description: "Face detection score threshold on the detector's own score. YuNet's is sqrt(cls*obj): on the shared test data its false faces score up to 0.72 and its real faces 0.90 or more.",
     }),
     det_size: Type.Tuple([Type.Integer({ minimum: 32 }), Type.Integer({ minimum: 32 })], {
       default: [640, 640],

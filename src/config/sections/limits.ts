@@ -31,8 +31,7 @@ export const LimitsSection = Type.Object(
     max_pixels_in_flight: Type.Integer({
       default: 80_000_000,
       minimum: 1,
-      description:
-        'Decoded pixels (width x height over all images being decoded at once); a decode waits until the budget has room (one image larger than the budget runs alone).',
+      description: 'Decoded pixels (width x height over all images being decoded at once); a decode waits until the budget has room (one image larger than the budget runs alone).',
     }),
     max_jpeg_scans: Type.Integer({
       default: 32,

@@ -16,7 +16,8 @@ export const LivenessSection = Type.Object(
       default: 1,
       minimum: 0,
       maximum: 4,
-      description: 'Fewest head movements (turn or look) among a session\'s challenges: they are the ones a flat picture cannot perform, because the head\'s outline must move (0 lets a session be expressions only).',
+      description:
+        "Fewest head movements (turn or look) among a session's challenges: they are the ones a flat picture cannot perform, because the head's outline must move (0 lets a session be expressions only).",
     }),
     max_timeout_seconds: Type.Number({
       default: 10,
@@ -42,7 +43,7 @@ export const LivenessSection = Type.Object(
     min_action_ms: Type.Number({
       default: 150,
       minimum: 0,
-      description: 'A challenge passes only if its completing frame arrived at least this long after the challenge\'s first neutral frame (no person turns or smiles faster).',
+      description: "A challenge passes only if its completing frame arrived at least this long after the challenge's first neutral frame (no person turns or smiles faster).",
     }),
     turn_degrees: Type.Number({
       default: 20,

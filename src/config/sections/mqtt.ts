@@ -32,7 +32,7 @@ export const MqttSection = Type.Object(
       default: 60,
       minimum: 0,
       maximum: 86_400,
-      description: 'Seconds between box statistics on <prefix>/stats (CPU, memory, inference speeds, cameras; as Frigate\'s stats topic); 0 turns them off.',
+      description: "Seconds between box statistics on <prefix>/stats (CPU, memory, inference speeds, cameras; as Frigate's stats topic); 0 turns them off.",
     }),
     discovery_prefix: Type.String({ default: 'homeassistant', minLength: 1, description: 'Home Assistant discovery topic prefix.' }),
   },

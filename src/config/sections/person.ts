@@ -29,7 +29,7 @@ export const PersonSection = Type.Object(
       minimum: 1,
       maximum: 16,
       description:
-        "Camera frames handed to the detector at once, across all cameras. Each inference worker runs one at a time, so with the default pool on a 2-core box two frames are detected at once.",
+        'Camera frames handed to the detector at once, across all cameras. Each inference worker runs one at a time, so with the default pool on a 2-core box two frames are detected at once.',
     }),
     detector_threads: Type.Integer({
       default: 1,

@@ -13,18 +13,10 @@ export const ServerSection = Type.Object(
       default: '',
       description: 'Folder holding model files to fetch from before the upstream URL (env VIGIL_MODEL_MIRROR).',
     }),
-    log_level: Type.Union(
-      [
-        Type.Literal('fatal'),
-        Type.Literal('error'),
-        Type.Literal('warn'),
-        Type.Literal('info'),
-        Type.Literal('debug'),
-        Type.Literal('trace'),
-        Type.Literal('silent'),
-      ],
-      { default: 'info', description: 'pino log level (env VIGIL_LOG_LEVEL).' },
-    ),
+    log_level: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')], {
+      default: 'info',
+      description: 'pino log level (env VIGIL_LOG_LEVEL).',
+    }),
     hw_profile: Type.String({
       default: 'auto',
       description: 'Hardware profile name from hw-profiles/ (x86-cpu, x86-nvidia, jetson-orin, intel-vaapi) or auto to detect the box.',
@@ -76,7 +68,7 @@ export const ServerSection = Type.Object(
       default: 64,
       minimum: 0,
       description:
-        'Free space kept on the data folder\'s file system: below it every write answers 507 STORAGE_FULL (nothing is written, reads keep working) and writes resume by themselves when space returns.',
+        "Free space kept on the data folder's file system: below it every write answers 507 STORAGE_FULL (nothing is written, reads keep working) and writes resume by themselves when space returns.",
     }),
     shutdown_timeout_ms: Type.Integer({
       default: 10_000,

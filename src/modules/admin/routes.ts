@@ -25,33 +25,23 @@ export default defineModule({
         return reply.status(health.healthy ? 200 : 503).send(health);
       },
     );
-    app.get(
-      '/api/v1/admin/models',
-      { schema: { tags: ['admin'], summary: 'Model and component load status', response: { 200: ModelsResponse } } },
-      async () => status.allComponents(),
+    app.get('/api/v1/admin/models', { schema: { tags: ['admin'], summary: 'Model and component load status', response: { 200: ModelsResponse } } }, async () => status.allComponents());
+    app.get('/api/v1/admin/config', { schema: { tags: ['admin'], summary: 'Active settings of the seven modules', response: { 200: ConfigResponse } } }, async () =>
+      Object.fromEntries(MODULE_NAMES.map((m) => [m, config[m]])),
     );
-    app.get(
-      '/api/v1/admin/config',
-      { schema: { tags: ['admin'], summary: 'Active settings of the seven modules', response: { 200: ConfigResponse } } },
-      async () => Object.fromEntries(MODULE_NAMES.map((m) => [m, config[m]])),
-    );
-    app.get(
-      '/api/v1/admin/version',
-      { schema: { tags: ['admin'], summary: 'Version, commit and the model files (sha256, licence) of this build', response: { 200: VersionResponse } } },
-      async () => ({
-        name: 'vigil',
-        version: packageVersion(),
-        commit: await buildCommit(),
-        node: process.version,
-        models: [...modelManifest().values()].map((m) => ({
-          name: m.name,
-          file: m.file,
-          sha256: m.sha256,
-          license: m.license,
-          loaded: models.status(m.name)?.loaded === true,
-        })),
-      }),
-    );
+    app.get('/api/v1/admin/version', { schema: { tags: ['admin'], summary: 'Version, commit and the model files (sha256, licence) of this build', response: { 200: VersionResponse } } }, async () => ({
+      name: 'vigil',
+      version: packageVersion(),
+      commit: await buildCommit(),
+      node: process.version,
+      models: [...modelManifest().values()].map((m) => ({
+        name: m.name,
+        file: m.file,
+        sha256: m.sha256,
+        license: m.license,
+        loaded: models.status(m.name)?.loaded === true,
+      })),
+    }));
     app.get(
       '/api/v1/admin/hw-profile',
       {

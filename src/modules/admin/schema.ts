@@ -35,7 +35,7 @@ export const HealthResponse = Type.Object({
 export const VersionResponse = Type.Object({
   name: Type.String(),
   version: Type.String({ description: 'package.json version' }),
-  commit: Type.Union([Type.String(), Type.Null()], { description: 'Git commit of the build (VIGIL_COMMIT, else the installation folder\'s git HEAD); null when unknown.' }),
+  commit: Type.Union([Type.String(), Type.Null()], { description: "Git commit of the build (VIGIL_COMMIT, else the installation folder's git HEAD); null when unknown." }),
   node: Type.String(),
   models: Type.Array(
     Type.Object({

@@ -104,7 +104,12 @@ export function rectify(cv: CV, img: RgbImage, quad: Quad): Rectified {
   const height = Math.round(Math.max(dist(tl, bl), dist(tr, br)));
   const src = new cv.Mat(img.height, img.width, cv.CV_8UC3);
   const out = new cv.Mat();
-  const from = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flatMap((p) => [p.x, p.y]));
+  const from = cv.matFromArray(
+    4,
+    1,
+    cv.CV_32FC2,
+    quad.flatMap((p) => [p.x, p.y]),
+  );
   const to = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, width, 0, width, height, 0, height]);
   const back = cv.getPerspectiveTransform(to, from);
   const m = cv.getPerspectiveTransform(from, to);

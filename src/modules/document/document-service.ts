@@ -194,14 +194,18 @@ export class DocumentService {
     const [face, found, early] = await Promise.all([
       enable_face_extraction ? this.documentFace(prep.page.image, false) : undefined,
       enable_mrz ? this.readMrz(w, prep) : undefined,
-      enable_ocr ? this.engine.readBoxes(prep.page, prep.page.boxes.filter((b) => !inZone(b))) : [],
+      enable_ocr
+        ? this.engine.readBoxes(
+            prep.page,
+            prep.page.boxes.filter((b) => !inZone(b)),
+          )
+        : [],
     ]);
     // A zone too small for the page's detector pass is looked for tile by tile, as /mrz does.
     const reading = found?.reading ?? (enable_mrz ? await this.readTiles(w) : undefined);
     const mrz = reading?.parsed.result ?? null;
     // OCR takes the MRZ rows as read, when they were read on the page the OCR reads.
-    const known =
-      reading && found?.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
+    const known = reading && found?.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
     let ocr: OcrResult = { full_text: '', lines: [], confidence: 0 };
     if (enable_ocr) {
       const rest = prep.page.boxes.filter((b) => inZone(b) && !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));

@@ -41,7 +41,12 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
   const shrink = qh > outH * 1.5;
   const warpW = shrink ? Math.round(qw) : outW;
   const warpH = shrink ? Math.round(qh) : outH;
-  const srcPts = cv.matFromArray(4, 1, cv.CV_32FC2, corners.flatMap((p) => [p.x, p.y]));
+  const srcPts = cv.matFromArray(
+    4,
+    1,
+    cv.CV_32FC2,
+    corners.flatMap((p) => [p.x, p.y]),
+  );
   const dstPts = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, warpW, 0, warpW, warpH, 0, warpH]);
   const m = cv.getPerspectiveTransform(srcPts, dstPts);
   const warped = new cv.Mat();

@@ -19,7 +19,6 @@ export type ConfidenceField = (typeof CONFIDENCE_FIELDS)[number];
  */
 export const UNCERTAIN_BELOW = 0.8;
 
-
 const CHECK_FIELD: Record<CheckOutcome['name'], string> = {
   doc: 'document_number_check_failed',
   dob: 'date_of_birth_check_failed',

@@ -84,17 +84,13 @@ export function mrzCandidates(rows: Row[], maxGroups = 4): Row[][] {
     if (groups.some((g) => g.includes(seed))) continue;
     // Same height, left ends aligned along the seed's direction (ICAO's fixed block).
     const similar = (r: Row) =>
-      Math.max(r.height, seed.height) / Math.min(r.height, seed.height) < 1.45 &&
-      Math.abs(relative(seed, leftEnd(r)).along - relative(seed, leftEnd(seed)).along) < 2 * seed.height &&
-      r !== seed;
+      Math.max(r.height, seed.height) / Math.min(r.height, seed.height) < 1.45 && Math.abs(relative(seed, leftEnd(r)).along - relative(seed, leftEnd(seed)).along) < 2 * seed.height && r !== seed;
     const group = [seed];
     for (const dir of [-1, 1]) {
       let cur = seed;
       for (;;) {
         const gap = (r: Row) => relative(cur, r.c).across * dir;
-        const next = rows
-          .filter((r) => similar(r) && !group.includes(r) && gap(r) > 0.7 * seed.height && gap(r) < 2.6 * seed.height)
-          .sort((a, b) => gap(a) - gap(b))[0];
+        const next = rows.filter((r) => similar(r) && !group.includes(r) && gap(r) > 0.7 * seed.height && gap(r) < 2.6 * seed.height).sort((a, b) => gap(a) - gap(b))[0];
         if (!next) break;
         group.push(next);
         cur = next;
@@ -171,4 +167,3 @@ export function shiftedRow(row: Row, pitch: number, dir: -1 | 1): Row {
   const quad = row.quad.map((p) => ({ x: p.x - row.dir.y * dir * pitch, y: p.y + row.dir.x * dir * pitch })) as Quad;
   return toRow(quad);
 }
-

@@ -119,4 +119,3 @@ export function parseMrz(lines: string[]): ParsedMrz | undefined {
     },
   };
 }
-

@@ -170,7 +170,16 @@ export class MrzReader {
       return !parsed?.result.check_digits_valid;
     };
     if (needsMore(slots)) {
-      const more = await Promise.all(MORE_PASSES.map((pass) => this.readQuads(img, source, set.map((r) => r.quad), pass)));
+      const more = await Promise.all(
+        MORE_PASSES.map((pass) =>
+          this.readQuads(
+            img,
+            source,
+            set.map((r) => r.quad),
+            pass,
+          ),
+        ),
+      );
       variants.push(...more);
       slots = set.map((_, li) => fuse(variants.map((v) => this.align(v[li]!, length))));
     }

@@ -218,7 +218,11 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
         .slice(0, 4);
     });
     // A fix must make this check hold without breaking one that already held.
-    const heldBefore = new Set(resolveChecks(format, asStrings()).filter((o) => o.valid).map((o) => o.name));
+    const heldBefore = new Set(
+      resolveChecks(format, asStrings())
+        .filter((o) => o.valid)
+        .map((o) => o.name),
+    );
     const holds = () => {
       const now = resolveChecks(format, asStrings());
       return now.every((o) => o.valid || (o.name !== check.name && !heldBefore.has(o.name)));
@@ -235,7 +239,16 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
     if (!best) {
       for (let i = 0; i < positions.length; i++)
         for (let j = i + 1; j < positions.length; j++)
-          for (const a of cands[i]!) for (const b of cands[j]!) if (a.cost + b.cost < MAX_FIX_COST) tryChanges([[i, a.c], [j, b.c]], a.cost + b.cost);
+          for (const a of cands[i]!)
+            for (const b of cands[j]!)
+              if (a.cost + b.cost < MAX_FIX_COST)
+                tryChanges(
+                  [
+                    [i, a.c],
+                    [j, b.c],
+                  ],
+                  a.cost + b.cost,
+                );
     }
     if (best) {
       for (const [i, c] of best.changes) lines[positions[i]![0]]![positions[i]![1]] = c;

@@ -75,7 +75,11 @@ export class OcrEngine {
     let rotated = turns ? boxes.map((b) => ({ ...b, quad: rotateQuad(b.quad, 1, img.width, img.height) })) : boxes;
     if (this.sessions.cls && rotated.length > 0) {
       const sample = longestBoxes(rotated, 5);
-      const crops = this.crop(image, sample.map((b) => b.quad), { height: 48 });
+      const crops = this.crop(
+        image,
+        sample.map((b) => b.quad),
+        { height: 48 },
+      );
       if ((await upsideDownVote(this.sessions.cls, crops)) > 0.6) {
         const w = image.width;
         const h = image.height;
@@ -131,7 +135,11 @@ export class OcrEngine {
 
   /** Reads some boxes of an upright page (lines that read as nothing are dropped), in no particular order. */
   async readBoxes(page: UprightPage, boxes: TextBox[]): Promise<OcrLine[]> {
-    const reads = await this.readQuads(page.image, boxes.map((b) => b.quad), { height: REC_HEIGHT });
+    const reads = await this.readQuads(
+      page.image,
+      boxes.map((b) => b.quad),
+      { height: REC_HEIGHT },
+    );
     const lines: OcrLine[] = [];
     boxes.forEach((b, i) => {
       const chars = ctcGreedy(reads[i]!.matrix);

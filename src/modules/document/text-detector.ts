@@ -119,7 +119,12 @@ export class TextDetector {
     const bw = xmax - xmin + 1;
     const bh = ymax - ymin + 1;
     const mask = cv.Mat.zeros(bh, bw, cv.CV_8UC1);
-    const pts = cv.matFromArray(4, 1, cv.CV_32SC2, quad.flatMap((p) => [Math.round(p.x - xmin), Math.round(p.y - ymin)]));
+    const pts = cv.matFromArray(
+      4,
+      1,
+      cv.CV_32SC2,
+      quad.flatMap((p) => [Math.round(p.x - xmin), Math.round(p.y - ymin)]),
+    );
     const polys = new cv.MatVector();
     const roi = probMat.roi(new cv.Rect(xmin, ymin, bw, bh));
     try {

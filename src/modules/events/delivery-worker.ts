@@ -107,8 +107,7 @@ export class DeliveryWorker {
     return this.inflight;
   }
 
-  private readonly canTake = (webhookId: string): boolean =>
-    (this.perWebhook.get(webhookId) ?? 0) < (this.failing.has(webhookId) ? 1 : this.opts.maxWorkers);
+  private readonly canTake = (webhookId: string): boolean => (this.perWebhook.get(webhookId) ?? 0) < (this.failing.has(webhookId) ? 1 : this.opts.maxWorkers);
 
   private pump(): void {
     if (!this.running) return;
@@ -131,10 +130,13 @@ export class DeliveryWorker {
     if (this.timer && this.timerAt <= next) return;
     clearTimeout(this.timer);
     this.timerAt = next;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.max(0, next - now));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      Math.max(0, next - now),
+    );
   }
 
   private async attempt(job: PendingJob): Promise<void> {

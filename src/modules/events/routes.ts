@@ -127,10 +127,8 @@ export function eventsRoutes(appBase: FastifyInstance, service: EventsService): 
     },
   );
 
-  app.get(
-    '/api/v1/events/webhooks',
-    { schema: { tags: TAGS, summary: 'Registered webhooks, oldest first', response: { 200: Type.Array(WebhookSchema), ...errorResponses(503) } } },
-    async () => requireWebhooks().webhooks.list().map(publicWebhook),
+  app.get('/api/v1/events/webhooks', { schema: { tags: TAGS, summary: 'Registered webhooks, oldest first', response: { 200: Type.Array(WebhookSchema), ...errorResponses(503) } } }, async () =>
+    requireWebhooks().webhooks.list().map(publicWebhook),
   );
 
   app.delete(

@@ -25,16 +25,16 @@ export const WebhookSchema = Type.Object({
   url: Type.String({ description: 'HTTPS endpoint' }),
   event_types: Type.Array(Type.String()),
   created_at: Type.String({ description: 'ISO 8601 with UTC offset' }),
-  enabled: Type.Boolean({ description: 'false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on.' }),
+  enabled: Type.Boolean({
+    description: 'false after the receiver answered 410 Gone or a PATCH with enabled: false; its events are held meanwhile and sent, in order, when PATCH (or POST .../enable) turns it back on.',
+  }),
 });
 
 export const CreateWebhookBody = Type.Object(
   {
     url: Type.String({ maxLength: 2048, description: 'HTTPS URL of the receiver (http:// is refused).' }),
     event_types: Type.Array(Type.String(), { maxItems: 100, description: `Non-empty; each one of: ${EVENT_TYPES.join(', ')}` }),
-    secret: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1024, description: 'HMAC-SHA256 key for X-Signature-256; stored, never returned.' }),
-    ),
+    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'HMAC-SHA256 key for X-Signature-256; stored, never returned.' })),
   },
   { additionalProperties: false },
 );
@@ -43,9 +43,7 @@ export const PatchWebhookBody = Type.Object(
   {
     url: Type.Optional(Type.String({ maxLength: 2048, description: 'New HTTPS URL (held and pending deliveries go to it).' })),
     event_types: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: 'New non-empty list of event types.' })),
-    secret: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], { description: 'New HMAC key; null removes signing.' }),
-    ),
+    secret: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], { description: 'New HMAC key; null removes signing.' })),
     enabled: Type.Optional(Type.Boolean({ description: 'true re-enables and sends the held deliveries in order; false disables (new events are held).' })),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -90,9 +88,6 @@ export const DeliveryLogResponse = Type.Object({
   deliveries: Type.Array(DeliverySchema, { description: 'Newest first' }),
 });
 
-export const TestBody = Type.Object(
-  { event_type: Type.Optional(Type.String({ description: 'One of the webhook event_types (default: its first)' })) },
-  { additionalProperties: false },
-);
+export const TestBody = Type.Object({ event_type: Type.Optional(Type.String({ description: 'One of the webhook event_types (default: its first)' })) }, { additionalProperties: false });
 
 export const TestResponse = Type.Object({ event: EventSchema, delivery: DeliverySchema });

@@ -7,12 +7,7 @@ export function signature(body: string, secret: string): string {
 }
 
 /** The spec's four delivery headers (the signature only with a secret), plus our User-Agent. */
-export function deliveryHeaders(
-  body: string,
-  event: Pick<VigilEvent, 'id' | 'type'>,
-  secret: string | null,
-  userAgent: string,
-): Record<string, string> {
+export function deliveryHeaders(body: string, event: Pick<VigilEvent, 'id' | 'type'>, secret: string | null, userAgent: string): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'x-event-type': event.type,

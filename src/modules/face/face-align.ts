@@ -36,15 +36,28 @@ export type Affine = [number, number, number, number, number, number];
  */
 export function estimateSimilarity(src: readonly Point[], dst: readonly Point[]): Affine {
   const n = Math.min(src.length, dst.length);
-  let sx = 0, sy = 0, dx = 0, dy = 0;
+  let sx = 0,
+    sy = 0,
+    dx = 0,
+    dy = 0;
   for (let i = 0; i < n; i++) {
-    sx += src[i]![0]; sy += src[i]![1]; dx += dst[i]![0]; dy += dst[i]![1];
+    sx += src[i]![0];
+    sy += src[i]![1];
+    dx += dst[i]![0];
+    dy += dst[i]![1];
   }
-  sx /= n; sy /= n; dx /= n; dy /= n;
-  let re = 0, im = 0, norm = 0;
+  sx /= n;
+  sy /= n;
+  dx /= n;
+  dy /= n;
+  let re = 0,
+    im = 0,
+    norm = 0;
   for (let i = 0; i < n; i++) {
-    const ux = src[i]![0] - sx, uy = src[i]![1] - sy;
-    const vx = dst[i]![0] - dx, vy = dst[i]![1] - dy;
+    const ux = src[i]![0] - sx,
+      uy = src[i]![1] - sy;
+    const vx = dst[i]![0] - dx,
+      vy = dst[i]![1] - dy;
     re += vx * ux + vy * uy;
     im += vy * ux - vx * uy;
     norm += ux * ux + uy * uy;
@@ -58,7 +71,10 @@ export function invertAffine(m: Affine): Affine {
   const [a, b, tx, c, d, ty] = m;
   const det = a * d - b * c;
   if (Math.abs(det) < 1e-12) throw new Error('singular affine transform');
-  const ia = d / det, ib = -b / det, ic = -c / det, id = a / det;
+  const ia = d / det,
+    ib = -b / det,
+    ic = -c / det,
+    id = a / det;
   return [ia, ib, -(ia * tx + ib * ty), ic, id, -(ic * tx + id * ty)];
 }
 
@@ -76,12 +92,23 @@ export function warpAffine(img: RgbImage, inv: Affine, outW: number, outH: numbe
     for (let u = 0; u < outW; u++, o += 3) {
       const x = a * u + b * v + tx;
       const y = c * u + d * v + ty;
-      const x0 = Math.floor(x), y0 = Math.floor(y);
+      const x0 = Math.floor(x),
+        y0 = Math.floor(y);
       if (x0 < -1 || y0 < -1 || x0 >= W || y0 >= H) continue;
-      const fx = x - x0, fy = y - y0;
-      const w00 = (1 - fx) * (1 - fy), w10 = fx * (1 - fy), w01 = (1 - fx) * fy, w11 = fx * fy;
-      const in00 = x0 >= 0 && y0 >= 0, in10 = x0 + 1 < W && y0 >= 0, in01 = x0 >= 0 && y0 + 1 < H, in11 = x0 + 1 < W && y0 + 1 < H;
-      const p00 = (y0 * W + x0) * 3, p10 = p00 + 3, p01 = p00 + W * 3, p11 = p01 + 3;
+      const fx = x - x0,
+        fy = y - y0;
+      const w00 = (1 - fx) * (1 - fy),
+        w10 = fx * (1 - fy),
+        w01 = (1 - fx) * fy,
+        w11 = fx * fy;
+      const in00 = x0 >= 0 && y0 >= 0,
+        in10 = x0 + 1 < W && y0 >= 0,
+        in01 = x0 >= 0 && y0 + 1 < H,
+        in11 = x0 + 1 < W && y0 + 1 < H;
+      const p00 = (y0 * W + x0) * 3,
+        p10 = p00 + 3,
+        p01 = p00 + W * 3,
+        p11 = p01 + 3;
       for (let ch = 0; ch < 3; ch++) {
         let s = 0;
         if (in00) s += w00 * data[p00 + ch]!;

@@ -49,12 +49,7 @@ export class FaceDetector {
     return (await this.detectAt(img, [FALLBACK_SIDE, FALLBACK_SIDE], { ...opts, upscaleSmall: false }, timings)).faces;
   }
 
-  private async detectAt(
-    img: RgbImage,
-    detSize: readonly [number, number],
-    opts: DetectOptions,
-    timings?: DetectTimings,
-  ): Promise<{ faces: RawFace[]; longerInput: number }> {
+  private async detectAt(img: RgbImage, detSize: readonly [number, number], opts: DetectOptions, timings?: DetectTimings): Promise<{ faces: RawFace[]; longerInput: number }> {
     const t0 = performance.now();
     const canvas = await detectorCanvas(img, { detSize, upscaleSmall: opts.upscaleSmall, edgePad: opts.edgePad });
     const data = canvasTensor(canvas, this.layout);

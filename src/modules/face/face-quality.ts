@@ -46,8 +46,12 @@ const ramp = (v: number, lo: number, hi: number) => clamp01((v - lo) / (hi - lo)
  */
 export function photometrics(aligned: RgbImage): { brightness: number; contrast: number; sharpness: number } {
   const { data, width } = aligned;
-  const x0 = 24, x1 = 88, y0 = 28, y1 = 104;
-  const w = x1 - x0, h = y1 - y0;
+  const x0 = 24,
+    x1 = 88,
+    y0 = 28,
+    y1 = 104;
+  const w = x1 - x0,
+    h = y1 - y0;
   const luma = new Float32Array(w * h);
   let sum = 0;
   for (let y = 0; y < h; y++) {
@@ -62,7 +66,9 @@ export function photometrics(aligned: RgbImage): { brightness: number; contrast:
   const mean = sum / n;
   let varSum = 0;
   for (let i = 0; i < n; i++) varSum += (luma[i]! - mean) ** 2;
-  let lapSum = 0, lapSq = 0, m = 0;
+  let lapSum = 0,
+    lapSq = 0,
+    m = 0;
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < w - 1; x++) {
       const i = y * w + x;
@@ -119,7 +125,7 @@ export function assessQuality(input: QualityInput): Quality {
     if (brightness > L.maxBrightness) reasons.push({ code: 'TOO_BRIGHT', message: 'face is overexposed', value: round(brightness), threshold: L.maxBrightness });
     if (contrast < L.minContrast) reasons.push({ code: 'LOW_CONTRAST', message: 'face has too little contrast', value: round(contrast), threshold: L.minContrast });
     if (!head_pose_ok) {
-      const worst = Math.abs(pose.yaw) / L.maxYaw >= Math.abs(pose.pitch) / L.maxPitch ? ['yaw', pose.yaw, L.maxYaw] as const : ['pitch', pose.pitch, L.maxPitch] as const;
+      const worst = Math.abs(pose.yaw) / L.maxYaw >= Math.abs(pose.pitch) / L.maxPitch ? (['yaw', pose.yaw, L.maxYaw] as const) : (['pitch', pose.pitch, L.maxPitch] as const);
       const [axis, value, limit] = Math.abs(pose.roll) / L.maxRoll > Math.abs(worst[1]) / worst[2] ? (['roll', pose.roll, L.maxRoll] as const) : worst;
       reasons.push({ code: 'HEAD_POSE', message: `head is turned too far (${axis} ${round(value, 1)} degrees)`, value: round(Math.abs(value), 1), threshold: limit });
     }

@@ -219,12 +219,8 @@ export class FaceService {
       return value;
     };
     const embeddingP = recognizer && recognizerInput ? timed('embed', () => recognizer.embed(recognizerInput)) : Promise.resolve(null);
-    const demographicsP = demographicsModel
-      ? timed('demographics', () => estimateDemographics(demographicsModel, img, [f])).then(([d]) => d ?? null)
-      : Promise.resolve(null);
-    const livenessP = wantLiveness
-      ? timed('liveness', () => this.passiveLiveness().check(img, f.box)).then((l) => ({ is_live: l.is_live, score: r4(l.score) }))
-      : Promise.resolve(null);
+    const demographicsP = demographicsModel ? timed('demographics', () => estimateDemographics(demographicsModel, img, [f])).then(([d]) => d ?? null) : Promise.resolve(null);
+    const livenessP = wantLiveness ? timed('liveness', () => this.passiveLiveness().check(img, f.box)).then((l) => ({ is_live: l.is_live, score: r4(l.score) })) : Promise.resolve(null);
     let quality: Quality | null = null;
     if (wantQuality && aligned) {
       const q0 = performance.now();

@@ -23,7 +23,8 @@ const NEUTRAL_NOSE_RATIO = 0.6;
 export function headPose(kps: readonly Point[]): HeadPose {
   const [le, re, nose, ml, mr] = kps as [Point, Point, Point, Point, Point];
   const roll = Math.atan2(re[1] - le[1], re[0] - le[0]);
-  const cos = Math.cos(-roll), sin = Math.sin(-roll);
+  const cos = Math.cos(-roll),
+    sin = Math.sin(-roll);
   const rot = (p: Point): Point => [p[0] * cos - p[1] * sin, p[0] * sin + p[1] * cos];
   const [L, R, N, A, B] = [rot(le), rot(re), rot(nose), rot(ml), rot(mr)];
   const eyeDist = Math.max(1e-6, Math.hypot(R[0] - L[0], R[1] - L[1]));

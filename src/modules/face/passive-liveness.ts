@@ -18,13 +18,30 @@ export function livenessCropBox(w: number, h: number, box: Box, scale: number): 
   const bw = Math.max(1, box[2] - box[0]);
   const bh = Math.max(1, box[3] - box[1]);
   const s = Math.min((h - 1) / bh, (w - 1) / bw, scale);
-  const nw = bw * s, nh = bh * s;
-  const cx = box[0] + bw / 2, cy = box[1] + bh / 2;
-  let x1 = cx - nw / 2, y1 = cy - nh / 2, x2 = cx + nw / 2, y2 = cy + nh / 2;
-  if (x1 < 0) { x2 -= x1; x1 = 0; }
-  if (y1 < 0) { y2 -= y1; y1 = 0; }
-  if (x2 > w - 1) { x1 -= x2 - w + 1; x2 = w - 1; }
-  if (y2 > h - 1) { y1 -= y2 - h + 1; y2 = h - 1; }
+  const nw = bw * s,
+    nh = bh * s;
+  const cx = box[0] + bw / 2,
+    cy = box[1] + bh / 2;
+  let x1 = cx - nw / 2,
+    y1 = cy - nh / 2,
+    x2 = cx + nw / 2,
+    y2 = cy + nh / 2;
+  if (x1 < 0) {
+    x2 -= x1;
+    x1 = 0;
+  }
+  if (y1 < 0) {
+    y2 -= y1;
+    y1 = 0;
+  }
+  if (x2 > w - 1) {
+    x1 -= x2 - w + 1;
+    x2 = w - 1;
+  }
+  if (y2 > h - 1) {
+    y1 -= y2 - h + 1;
+    y2 = h - 1;
+  }
   return [Math.trunc(x1), Math.trunc(y1), Math.trunc(x2), Math.trunc(y2)];
 }
 

@@ -11,7 +11,8 @@ import type { ModelRegistry } from '../../runtime/model-registry.js';
 function commercialNote(models: ModelRegistry, active: string[], profile: string): string {
   const statuses = active.map((m) => models.status(m)).filter((s) => s !== undefined);
   const blocked = statuses.filter((s) => !s.commercial_use);
-  if (blocked.length === 0) return `face stack cleared for commercial use (face.profile ${profile}): ${statuses.map((s) => s.name).join(', ')} all carry permissive licences (each model's license below and under face_recognizer and liveness)`;
+  if (blocked.length === 0)
+    return `face stack cleared for commercial use (face.profile ${profile}): ${statuses.map((s) => s.name).join(', ')} all carry permissive licences (each model's license below and under face_recognizer and liveness)`;
   return `face stack NOT cleared for commercial use: ${blocked.map((s) => `${s.name} (${s.license})`).join('; ')}. face.profile: commercial uses only permissively licensed models`;
 }
 
@@ -46,9 +47,7 @@ export default defineModule({
         return r.loaded ? { ...r, reason: calibration } : r;
       },
       liveness: config.face.enable_liveness ? modelComponent(models, LIVENESS_MODELS) : () => ({ loaded: false, reason: 'disabled (face.enable_liveness: false)' }),
-      demographics: config.face.enable_demographics
-        ? modelComponent(models, [DEMOGRAPHICS_MODEL])
-        : () => ({ loaded: false, reason: 'disabled (face.enable_demographics: false)' }),
+      demographics: config.face.enable_demographics ? modelComponent(models, [DEMOGRAPHICS_MODEL]) : () => ({ loaded: false, reason: 'disabled (face.enable_demographics: false)' }),
     };
   },
   // Healthy when every required model is loaded; demographics is optional (null when absent,

@@ -8,7 +8,16 @@ import { DetectResponseSchema, VerifyResponseSchema } from './schema.js';
 
 /** Server-Timing header with the per-stage breakdown (bench/face.ts reads it). */
 function serverTiming(decode: number, t: StageTimings): string {
-  const parts: [string, number][] = [['decode', decode], ['detect', t.detect], ['detect_model', t.detect_model], ['align', t.align], ['embed', t.embed], ['quality', t.quality], ['liveness', t.liveness], ['demographics', t.demographics]];
+  const parts: [string, number][] = [
+    ['decode', decode],
+    ['detect', t.detect],
+    ['detect_model', t.detect_model],
+    ['align', t.align],
+    ['embed', t.embed],
+    ['quality', t.quality],
+    ['liveness', t.liveness],
+    ['demographics', t.demographics],
+  ];
   return parts.map(([k, v]) => `${k};dur=${v.toFixed(2)}`).join(', ');
 }
 
@@ -65,10 +74,7 @@ export async function faceRoutes(app: FastifyInstance, service: FaceService): Pr
       const file2 = requireFile(form, 'image2');
       const threshold = numberField(form, 'threshold', { default: 0.4, min: 0, max: 1 });
       const t0 = performance.now();
-      const [img1, img2] = await Promise.all([
-        decodeImage(file1, { field: 'image1', maxPixels }),
-        decodeImage(file2, { field: 'image2', maxPixels }),
-      ]);
+      const [img1, img2] = await Promise.all([decodeImage(file1, { field: 'image1', maxPixels }), decodeImage(file2, { field: 'image2', maxPixels })]);
       const decodeMs = performance.now() - t0;
       const timings = emptyTimings();
       // Both images at once, so the inference pool runs their models side by side. Verify

@@ -45,15 +45,9 @@ export const FaceResultSchema = Type.Object(
   {
     detection: FaceDetectionSchema,
     quality: Type.Union([QualitySchema, Type.Null()]),
-    demographics: Type.Union([
-      Type.Object({ age: Type.Integer(), gender: Type.Union([Type.Literal('M'), Type.Literal('F')]) }, { additionalProperties: false }),
-      Type.Null(),
-    ]),
+    demographics: Type.Union([Type.Object({ age: Type.Integer(), gender: Type.Union([Type.Literal('M'), Type.Literal('F')]) }, { additionalProperties: false }), Type.Null()]),
     liveness: Type.Union([
-      Type.Object(
-        { is_live: Type.Boolean(), score: Type.Number({ minimum: 0, maximum: 1, description: 'Fused MiniFASNet real-face probability' }) },
-        { additionalProperties: false },
-      ),
+      Type.Object({ is_live: Type.Boolean(), score: Type.Number({ minimum: 0, maximum: 1, description: 'Fused MiniFASNet real-face probability' }) }, { additionalProperties: false }),
       Type.Null(),
     ]),
     has_embedding: Type.Boolean(),
@@ -61,10 +55,7 @@ export const FaceResultSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const DetectResponseSchema = Type.Object(
-  { faces: Type.Array(FaceResultSchema, { description: 'Largest face first' }), count: Type.Integer() },
-  { additionalProperties: false },
-);
+export const DetectResponseSchema = Type.Object({ faces: Type.Array(FaceResultSchema, { description: 'Largest face first' }), count: Type.Integer() }, { additionalProperties: false });
 
 export const VerifyResponseSchema = Type.Object(
   {

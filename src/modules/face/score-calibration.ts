@@ -52,14 +52,24 @@ export const IMPOSTOR_FITS: Record<string, ImpostorFit> = {
     method: 'exponential tail fitted over the top 3% of impostor scores',
     pairs: 3204,
     measured_on: '3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images)',
-    evidence: [{ threshold: 0.3, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.5, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.6, accepted: 0, far_upper_95: 0.001151 }],
+    evidence: [
+      { threshold: 0.3, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.5, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.6, accepted: 0, far_upper_95: 0.001151 },
+    ],
   },
   face_rec_faceplugin_512d: {
     raw_thresholds: [0.389, 0.5595, 0.7299, 0.9003],
     method: 'exponential tail fitted over the top 3% of impostor scores',
     pairs: 3204,
     measured_on: '3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images)',
-    evidence: [{ threshold: 0.3, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.5, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.6, accepted: 0, far_upper_95: 0.001151 }],
+    evidence: [
+      { threshold: 0.3, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.5, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.6, accepted: 0, far_upper_95: 0.001151 },
+    ],
   },
   // Fitted with YuNet, the detector of face.profile commercial (`bench/eval-far.ts --detector yunet
   // --seed 606957640`). dlib's descriptors are not centred: impostor cosines sit at 0.8-0.93, and
@@ -70,7 +80,12 @@ export const IMPOSTOR_FITS: Record<string, ImpostorFit> = {
     method: 'exponential tail fitted over the top 3% of impostor scores (thresholds past 0.997 capped to stay below 1)',
     pairs: 3204,
     measured_on: '3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images), YuNet detections',
-    evidence: [{ threshold: 0.3, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.5, accepted: 0, far_upper_95: 0.001151 }, { threshold: 0.6, accepted: 0, far_upper_95: 0.001151 }],
+    evidence: [
+      { threshold: 0.3, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.5, accepted: 0, far_upper_95: 0.001151 },
+      { threshold: 0.6, accepted: 0, far_upper_95: 0.001151 },
+    ],
   },
 };
 

@@ -14,14 +14,7 @@ const ANCHORS_PER_CELL = 2;
  * (x*stride, y*stride), two anchors per cell; distances are in stride units.
  * Returns faces in original-image coordinates (divided by `scale`), before NMS.
  */
-export function decodeScrfd(
-  outputs: TensorData,
-  outputNames: readonly string[],
-  inputWidth: number,
-  inputHeight: number,
-  scale: number,
-  thresh: number,
-): RawFace[] {
+export function decodeScrfd(outputs: TensorData, outputNames: readonly string[], inputWidth: number, inputHeight: number, scale: number, thresh: number): RawFace[] {
   if (outputNames.length !== 9) throw new Error(`SCRFD export with ${outputNames.length} outputs; expected 9 (bn+kps)`);
   const faces: RawFace[] = [];
   STRIDES.forEach((s, i) => {
@@ -38,12 +31,7 @@ export function decodeScrfd(
       const cx = (cell % cols) * s;
       const cy = Math.floor(cell / cols) * s;
       const b = a * 4;
-      const box: [number, number, number, number] = [
-        (cx - boxes[b]! * s) / scale,
-        (cy - boxes[b + 1]! * s) / scale,
-        (cx + boxes[b + 2]! * s) / scale,
-        (cy + boxes[b + 3]! * s) / scale,
-      ];
+      const box: [number, number, number, number] = [(cx - boxes[b]! * s) / scale, (cy - boxes[b + 1]! * s) / scale, (cx + boxes[b + 2]! * s) / scale, (cy + boxes[b + 3]! * s) / scale];
       const k = a * 10;
       const points: Point[] = [];
       for (let j = 0; j < 5; j++) points.push([(cx + kps[k + 2 * j]! * s) / scale, (cy + kps[k + 2 * j + 1]! * s) / scale]);

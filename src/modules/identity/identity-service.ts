@@ -278,7 +278,10 @@ export class IdentityService {
   }
 
   /** Enrols a provisional cluster's kept samples as an identity and drops the cluster. */
-  async promote(clusterId: string, input: { label: string; watchlist: string; identityId?: string; metadata?: Record<string, unknown> }): Promise<EnrollResult & { cluster_id: string; promoted_samples: number }> {
+  async promote(
+    clusterId: string,
+    input: { label: string; watchlist: string; identityId?: string; metadata?: Record<string, unknown> },
+  ): Promise<EnrollResult & { cluster_id: string; promoted_samples: number }> {
     this.ready();
     const embeddings = this.clusterer.samples(clusterId);
     if (!embeddings) throw new NotFoundError('CLUSTER_NOT_FOUND', `no provisional cluster "${clusterId}"`, { cluster_id: clusterId });
@@ -361,6 +364,9 @@ export class IdentityService {
       this.stale.count > 0
         ? `; ${this.stale.count} samples from another recognizer (${Object.keys(this.stale.models()).join(', ')}) are not searchable: re-enrol them with ${this.recognizer} (GET /api/v1/identity/stale)`
         : '';
-    return { ok: true, detail: `${identities} identities, ${samples} searchable samples in ${this.memory.sizes.size} watchlists (recognizer ${this.recognizer}; loaded from the ${this.loadedFrom} in ${(this.loadMs / 1000).toFixed(1)} s)${stale}` };
+    return {
+      ok: true,
+      detail: `${identities} identities, ${samples} searchable samples in ${this.memory.sizes.size} watchlists (recognizer ${this.recognizer}; loaded from the ${this.loadedFrom} in ${(this.loadMs / 1000).toFixed(1)} s)${stale}`,
+    };
   }
 }

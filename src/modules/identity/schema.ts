@@ -7,7 +7,7 @@ export const MatchSchema = Type.Object(
   {
     identity_id: Type.String(),
     label: Type.String(),
-    similarity: Type.Number({ minimum: 0, maximum: 1, description: 'Calibrated similarity (same scale as /verify): best over the identity\'s samples' }),
+    similarity: Type.Number({ minimum: 0, maximum: 1, description: "Calibrated similarity (same scale as /verify): best over the identity's samples" }),
     metadata: Metadata,
   },
   { additionalProperties: false },
@@ -22,10 +22,7 @@ const EnrolledFields = {
   created: Type.Boolean({ description: 'true when this call created the identity, false when it added a sample to an existing one' }),
 };
 
-export const EnrollResponseSchema = Type.Object(
-  { ...EnrolledFields, face: FaceResultSchema },
-  { additionalProperties: false },
-);
+export const EnrollResponseSchema = Type.Object({ ...EnrolledFields, face: FaceResultSchema }, { additionalProperties: false });
 
 export const IdentifyResponseSchema = Type.Object(
   { face: FaceResultSchema, matches: Type.Array(MatchSchema, { description: 'At or above threshold, best first, at most top_k' }) },

@@ -37,9 +37,7 @@ export interface NewSample {
 
 export type SampleKey = [watchlist: string, identityId: string, seq: number];
 
-export type AddOutcome =
-  | { ok: true; identity: IdentityRecord; created: boolean; seqs: number[] }
-  | { ok: false; conflict: IdentityRecord };
+export type AddOutcome = { ok: true; identity: IdentityRecord; created: boolean; seqs: number[] } | { ok: false; conflict: IdentityRecord };
 
 /** The watchlist that exists without ever being enrolled into (the spec's default name). */
 export const DEFAULT_WATCHLIST = 'default';
@@ -141,9 +139,7 @@ export class WatchlistStore {
 
   samplesOf(identity: IdentityRecord): { key: SampleKey; value: SampleRecord }[] {
     const { watchlist, identity_id } = identity;
-    return [...this.samplesDb.getRange({ start: [watchlist, identity_id], end: [watchlist, identity_id, Number.MAX_SAFE_INTEGER] })].map(
-      ({ key, value }) => ({ key, value }),
-    );
+    return [...this.samplesDb.getRange({ start: [watchlist, identity_id], end: [watchlist, identity_id, Number.MAX_SAFE_INTEGER] })].map(({ key, value }) => ({ key, value }));
   }
 
   /**

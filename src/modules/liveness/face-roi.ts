@@ -94,9 +94,9 @@ export function roiTensorF16(img: RgbImage, roi: Roi, size: number, range: 'unit
       const p00 = (yi * width + xi) * 3;
       const p01 = p00 + row;
       // Channels unrolled; val >= 0, so (val * 4 + 0.5) | 0 is Math.round(val * 4).
-      out[o] = table[(data[p00]! * w00 + data[p00 + 3]! * w10 + data[p01]! * w01 + data[p01 + 3]! * w11) * 4 + 0.5 | 0]!;
-      out[o + plane] = table[(data[p00 + 1]! * w00 + data[p00 + 4]! * w10 + data[p01 + 1]! * w01 + data[p01 + 4]! * w11) * 4 + 0.5 | 0]!;
-      out[o + plane2] = table[(data[p00 + 2]! * w00 + data[p00 + 5]! * w10 + data[p01 + 2]! * w01 + data[p01 + 5]! * w11) * 4 + 0.5 | 0]!;
+      out[o] = table[((data[p00]! * w00 + data[p00 + 3]! * w10 + data[p01]! * w01 + data[p01 + 3]! * w11) * 4 + 0.5) | 0]!;
+      out[o + plane] = table[((data[p00 + 1]! * w00 + data[p00 + 4]! * w10 + data[p01 + 1]! * w01 + data[p01 + 4]! * w11) * 4 + 0.5) | 0]!;
+      out[o + plane2] = table[((data[p00 + 2]! * w00 + data[p00 + 5]! * w10 + data[p01 + 2]! * w01 + data[p01 + 5]! * w11) * 4 + 0.5) | 0]!;
     }
   }
   return out;

@@ -7,7 +7,7 @@ export const TIMEOUT_BOUNDS = { minimum: 0.5, maximum: 60 } as const;
 
 const ChallengeTypeSchema = Type.Union(
   CHALLENGE_TYPES.map((t) => Type.Literal(t)),
-  { description: 'TURN_LEFT and TURN_RIGHT are the user\'s own left and right (see docs/liveness.md)' },
+  { description: "TURN_LEFT and TURN_RIGHT are the user's own left and right (see docs/liveness.md)" },
 );
 const StateSchema = Type.Union(
   ['pending', 'in_progress', 'completed', 'failed', 'expired'].map((s) => Type.Literal(s)),

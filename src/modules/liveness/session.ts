@@ -9,16 +9,7 @@ export type SessionState = 'pending' | 'in_progress' | 'completed' | 'failed' | 
  * Why a session failed definitively (events and GET carry it; docs/liveness.md explains each).
  * They name the check, never its threshold.
  */
-export const FAILURE_REASONS = [
-  'challenge_timeout',
-  'spoof_detected',
-  'face_changed',
-  'static_image',
-  'capture_discontinuity',
-  'implausible_timing',
-  'frame_limit',
-  'flat_motion',
-] as const;
+export const FAILURE_REASONS = ['challenge_timeout', 'spoof_detected', 'face_changed', 'static_image', 'capture_discontinuity', 'implausible_timing', 'frame_limit', 'flat_motion'] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
 /** Frame checks whose failures are counted (liveness.max_rejected_frames) rather than ending the session at once. */

@@ -170,7 +170,7 @@ function addDirectionCost(cost: Float64Array, tracks: STrack[], dets: STrack[], 
       const to = unit(x + w / 2 - ox, y + h / 2 - oy);
       if (!to) continue;
       const angle = Math.acos(Math.max(-1, Math.min(1, dir[0] * to[0] + dir[1] * to[1])));
-      cost[k] = cost[k]! - (weight * (Math.PI / 2 - angle) / Math.PI) * dets[j]!.score;
+      cost[k] = cost[k]! - ((weight * (Math.PI / 2 - angle)) / Math.PI) * dets[j]!.score;
     }
   }
 }

@@ -30,8 +30,7 @@ export default defineModule({
   stop: (service) => service.close(),
   components: (service, { ctx: { models } }) => ({
     person_detector: modelComponent(models, [PERSON_MODEL]),
-    person_tracker: () =>
-      service.available ? { loaded: true, reason: service.trackerSummary() } : { loaded: false, reason: `no detections to track: ${service.unavailableReason()}` },
+    person_tracker: () => (service.available ? { loaded: true, reason: service.trackerSummary() } : { loaded: false, reason: `no detections to track: ${service.unavailableReason()}` }),
   }),
   health: (service) => (service.available ? { ok: true, detail: service.trackerSummary() } : { ok: false, detail: service.unavailableReason() }),
 });

@@ -49,15 +49,7 @@ export function fillLetterbox(frame: RgbFrame, inW: number, inH: number, out: Fl
  * sigmoid already applied in the graph; inW x inH the input's size) into person boxes at or above minScore,
  * divided by the letterbox scale and clipped to the frame.
  */
-export function decodePersons(
-  output: Float32Array,
-  inW: number,
-  inH: number,
-  scale: number,
-  frameW: number,
-  frameH: number,
-  minScore: number,
-): Detection[] {
+export function decodePersons(output: Float32Array, inW: number, inH: number, scale: number, frameW: number, frameH: number, minScore: number): Detection[] {
   const out: Detection[] = [];
   let a = 0;
   for (const s of STRIDES) {

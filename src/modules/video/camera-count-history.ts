@@ -47,10 +47,13 @@ export class CameraCountHistory {
     const now = Date.now();
     const closes = bucketStart(now) + BASE_BUCKET_MS;
     // A little past the boundary, so that the clock has surely moved into the next bucket.
-    this.timer = setTimeout(() => {
-      this.closeBuckets(closes - BASE_BUCKET_MS, Date.now()).catch((err: unknown) => this.d.log.error({ err }, 'closing count buckets failed'));
-      this.schedule();
-    }, closes - now + 250);
+    this.timer = setTimeout(
+      () => {
+        this.closeBuckets(closes - BASE_BUCKET_MS, Date.now()).catch((err: unknown) => this.d.log.error({ err }, 'closing count buckets failed'));
+        this.schedule();
+      },
+      closes - now + 250,
+    );
     this.timer.unref();
   }
 
@@ -66,7 +69,10 @@ export class CameraCountHistory {
         const occ = rule.type === 'zone' ? ((counting.countsOf(rule.rule_id) as ZoneCounts).occupancy ?? 0) : 0;
         // A refused write (507 on a full disk) costs this zone's carried-over peak, not
         // the other rules' bucket messages.
-        if (occ > 0) await this.d.store.history.add(id, rule, null, occ, now).catch((err: unknown) => this.d.log.error({ err, camera_id: id, rule_id: rule.rule_id }, 'could not carry zone occupancy into the new bucket'));
+        if (occ > 0)
+          await this.d.store.history
+            .add(id, rule, null, occ, now)
+            .catch((err: unknown) => this.d.log.error({ err, camera_id: id, rule_id: rule.rule_id }, 'could not carry zone occupancy into the new bucket'));
       }
     }
     await this.prune(now);

@@ -155,7 +155,10 @@ export class CameraManager {
     this.cameras.delete(cameraId);
     await this.halt(camera);
     await this.d.store.removeCamera(cameraId);
-    this.mqtt.clearCamera(cameraId, camera.counting.rules().map((r) => r.rule_id));
+    this.mqtt.clearCamera(
+      cameraId,
+      camera.counting.rules().map((r) => r.rule_id),
+    );
     this.d.log.info({ camera_id: cameraId }, 'camera removed');
   }
 

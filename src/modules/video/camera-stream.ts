@@ -264,8 +264,7 @@ export class CameraStream {
     run.killedFor ??= reason;
     const { child } = run;
     const gone = () => child.exitCode !== null || child.signalCode !== null;
-    const waitClose = (ms: number) =>
-      Promise.race([run.closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    const waitClose = (ms: number) => Promise.race([run.closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     if (!gone()) {
       try {
         child.stdin.end('q');

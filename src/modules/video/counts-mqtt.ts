@@ -128,7 +128,10 @@ export class VideoMqttState {
       enabled_by_default: false,
       icon: 'mdi:cctv',
     });
-    for (const [field, name] of [['fps', 'fps'], ['processed_fps', 'processed fps']] as const) {
+    for (const [field, name] of [
+      ['fps', 'fps'],
+      ['processed_fps', 'processed fps'],
+    ] as const) {
       mqtt.publishDiscovery('sensor', objectId(cameraId, null, field), {
         name: `${cameraId} ${name}`,
         state_topic: mqtt.stateTopic('stats'),
@@ -168,9 +171,7 @@ function objectId(cameraId: string, ruleId: string | null, field: string): strin
 export function wireVideoMqtt(mqtt: MqttPublisher, manager: CameraManager): void {
   const r2 = (n: number) => Math.round(n * 100) / 100;
   mqtt.statsSource('cameras', () =>
-    Object.fromEntries(
-      manager.stats().map((c) => [c.camera_id, { status: c.status, fps: r2(c.fps), processed_fps: r2(c.processed_fps), frames: c.frames, dropped: c.dropped, restarts: c.restarts }]),
-    ),
+    Object.fromEntries(manager.stats().map((c) => [c.camera_id, { status: c.status, fps: r2(c.fps), processed_fps: r2(c.processed_fps), frames: c.frames, dropped: c.dropped, restarts: c.restarts }])),
   );
   mqtt.onCommand('cameras/+/counts/+/reset', async ([, cameraId, , ruleId]) => {
     await manager.resetCounts(cameraId!, ruleId!);

@@ -78,9 +78,7 @@ export class FaceOnFrames implements FrameConsumer {
   readonly name = 'faces';
   private readonly cameras = new Map<string, CameraFaces>();
 
-  constructor(
-    private readonly d: { faces: FaceService; bus: EventBus; log: Logger; faceFps: number; identify?: IdentifyFn },
-  ) {}
+  constructor(private readonly d: { faces: FaceService; bus: EventBus; log: Logger; faceFps: number; identify?: IdentifyFn }) {}
 
   onFrame(cameraId: string, frame: Frame, tracks: readonly TrackedPerson[] | null, removed: readonly number[]): void {
     let st = this.cameras.get(cameraId);
@@ -122,13 +120,11 @@ export class FaceOnFrames implements FrameConsumer {
     const fresh = tied.filter((t) => (t.trackId === null ? this.isNewLooseFace(st, t.face.result.detection.bbox, now) : !st.announced.has(t.trackId)));
     if (fresh.length > 0) {
       for (const t of fresh) if (t.trackId !== null) st.announced.add(t.trackId);
-      const data = faceDetectedData('camera', fresh.map((t) => t.face.result));
-      this.d.bus.emit(
-        'face_detected',
-        'video',
-        { ...data, frame_width: frame.width, frame_height: frame.height, faces: data.faces.map((f, i) => ({ ...f, track_id: fresh[i]!.trackId })) },
-        cameraId,
+      const data = faceDetectedData(
+        'camera',
+        fresh.map((t) => t.face.result),
       );
+      this.d.bus.emit('face_detected', 'video', { ...data, frame_width: frame.width, frame_height: frame.height, faces: data.faces.map((f, i) => ({ ...f, track_id: fresh[i]!.trackId })) }, cameraId);
     }
     if (!identify) return;
     for (const { face, trackId } of tied) {

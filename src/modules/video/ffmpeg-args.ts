@@ -155,7 +155,5 @@ export function parseLavfMajor(versionOutput: string): number | undefined {
 
 /** stderr lines that mean the hardware decoder, not the source, is the problem. */
 export function isHwaccelFailure(line: string): boolean {
-  return /hwaccel|AVHWDeviceContext|Failed setup for format|Device (?:creation|setup) failed|No device available|MFX session|nvv4l2|libcuda|Unknown decoder|Decoder \S+ not found/i.test(
-    line,
-  );
+  return /hwaccel|AVHWDeviceContext|Failed setup for format|Device (?:creation|setup) failed|No device available|MFX session|nvv4l2|libcuda|Unknown decoder|Decoder \S+ not found/i.test(line);
 }

@@ -69,10 +69,14 @@ export function probeVideoFile(ffmpeg: string, realPath: string, timeoutMs = 15_
   return new Promise((resolvePromise, reject) => {
     execFile(ffmpeg, args, { timeout: timeoutMs, maxBuffer: 256 * 1024 }, (err, _stdout, stderr) => {
       if (!err) return resolvePromise();
-      const why = String(stderr).split('\n').map((l) => l.trim()).filter(Boolean).slice(-2).join('; ') || err.message;
-      reject(
-        new AppError(415, 'SOURCE_NOT_VIDEO', `file source is not a video in an allowed container (${VIDEO_DEMUXERS.join(', ')}): ${why.replace(realPath, '<file>')}`),
-      );
+      const why =
+        String(stderr)
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .slice(-2)
+          .join('; ') || err.message;
+      reject(new AppError(415, 'SOURCE_NOT_VIDEO', `file source is not a video in an allowed container (${VIDEO_DEMUXERS.join(', ')}): ${why.replace(realPath, '<file>')}`));
     });
   });
 }

@@ -47,9 +47,7 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     async (req, reply) => reply.status(201).send(await manager().add(req.body)),
   );
 
-  app.get('/api/v1/video/cameras', { schema: { tags, summary: 'List cameras', response: { 200: { type: 'array', items: CameraSchema }, ...errorResponses(503) } } }, async () =>
-    manager().list(),
-  );
+  app.get('/api/v1/video/cameras', { schema: { tags, summary: 'List cameras', response: { 200: { type: 'array', items: CameraSchema }, ...errorResponses(503) } } }, async () => manager().list());
 
   app.get<{ Params: IdParams }>(
     '/api/v1/video/cameras/:camera_id',
@@ -68,7 +66,10 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     },
   );
 
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     app.post<{ Params: IdParams }>(
       `/api/v1/video/cameras/:camera_id/${action}`,
       {
@@ -95,7 +96,11 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
         response: errorResponses(404, 503),
       },
     },
-    async (req, reply) => reply.type('image/jpeg').header('cache-control', 'no-store').send(await manager().snapshot(req.params.camera_id)),
+    async (req, reply) =>
+      reply
+        .type('image/jpeg')
+        .header('cache-control', 'no-store')
+        .send(await manager().snapshot(req.params.camera_id)),
   );
 
   // ---- lines ----

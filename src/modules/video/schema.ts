@@ -57,9 +57,7 @@ export const CreateLineBody = Type.Object(
     rule_id: Type.Optional(RuleId),
     name: Type.Optional(Type.String({ maxLength: 200 })),
     points: Type.Array(Point, { minItems: 2, maxItems: 2, description: 'The two ends of the counting line, A then B.' }),
-    in_label: Type.Optional(
-      Type.String({ maxLength: 100, description: 'Name of the "in" direction: crossing from the left of A->B to its right as the image is seen (default "in").' }),
-    ),
+    in_label: Type.Optional(Type.String({ maxLength: 100, description: 'Name of the "in" direction: crossing from the left of A->B to its right as the image is seen (default "in").' })),
     out_label: Type.Optional(Type.String({ maxLength: 100, description: 'Name of the opposite direction (default "out").' })),
     hysteresis: Type.Optional(Hysteresis),
   },
@@ -109,18 +107,11 @@ export const CountsResponse = Type.Object({
   camera_id: Type.String(),
   tracking: Type.Boolean({ description: 'False when person detection is unavailable: counts cannot move.' }),
   tracking_detail: Type.String(),
-  lines: Type.Array(
-    Type.Object({ rule_id: Type.String(), name: Type.String(), in_label: Type.String(), out_label: Type.String(), in: Type.Integer(), out: Type.Integer() }),
-  ),
-  zones: Type.Array(
-    Type.Object({ rule_id: Type.String(), name: Type.String(), entered: Type.Integer(), exited: Type.Integer(), occupancy: Type.Integer() }),
-  ),
+  lines: Type.Array(Type.Object({ rule_id: Type.String(), name: Type.String(), in_label: Type.String(), out_label: Type.String(), in: Type.Integer(), out: Type.Integer() })),
+  zones: Type.Array(Type.Object({ rule_id: Type.String(), name: Type.String(), entered: Type.Integer(), exited: Type.Integer(), occupancy: Type.Integer() })),
 });
 
-export const ResetBody = Type.Object(
-  { rule_id: Type.Optional(Type.String({ description: 'Reset only this rule (default: every rule of the camera).' })) },
-  { additionalProperties: false },
-);
+export const ResetBody = Type.Object({ rule_id: Type.Optional(Type.String({ description: 'Reset only this rule (default: every rule of the camera).' })) }, { additionalProperties: false });
 
 export const HistoryQuery = Type.Object(
   {

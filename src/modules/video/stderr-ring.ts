@@ -50,8 +50,10 @@ export class StderrRing {
   }
 }
 
-const NOISE = /^(?:Exiting normally|Press \[q\]|Input #|Output #|Stream mapping|\s*(?:Stream #|Metadata|Duration|encoder|handler_name|major_brand|minor_version|compatible_brands|creation_time|title|ISFT|Side data|cpb|configuration|built with|lib\w+\s+\d))/;
-const ERRORISH = /error|fail|refused|not found|no such|invalid|unauthori[sz]ed|forbidden|timed? ?out|denied|unable|cannot|could not|not supported|unsupported|unreachable|broken pipe|end of file|401|403|404|\b5\d\d\b/i;
+const NOISE =
+  /^(?:Exiting normally|Press \[q\]|Input #|Output #|Stream mapping|\s*(?:Stream #|Metadata|Duration|encoder|handler_name|major_brand|minor_version|compatible_brands|creation_time|title|ISFT|Side data|cpb|configuration|built with|lib\w+\s+\d))/;
+const ERRORISH =
+  /error|fail|refused|not found|no such|invalid|unauthori[sz]ed|forbidden|timed? ?out|denied|unable|cannot|could not|not supported|unsupported|unreachable|broken pipe|end of file|401|403|404|\b5\d\d\b/i;
 
 /** The stderr line that best explains why a run ended: the last error-looking one, else the last line. */
 export function explainFailure(lines: readonly string[]): string | undefined {

@@ -94,14 +94,7 @@ export function Cameras() {
         )}
         <form class="inline" onSubmit={(e) => void add(e)}>
           <input placeholder="camera id" name="camera_id" value={form.camera_id} onInput={(e) => setForm({ ...form, camera_id: e.currentTarget.value })} required />
-          <input
-            placeholder="rtsp://… , /path/to/file.mp4 or 0"
-            name="source"
-            class="grow"
-            value={form.source}
-            onInput={(e) => setForm({ ...form, source: e.currentTarget.value })}
-            required
-          />
+          <input placeholder="rtsp://… , /path/to/file.mp4 or 0" name="source" class="grow" value={form.source} onInput={(e) => setForm({ ...form, source: e.currentTarget.value })} required />
           <label>
             <input type="checkbox" checked={form.loop} onChange={(e) => setForm({ ...form, loop: e.currentTarget.checked })} /> loop files
           </label>

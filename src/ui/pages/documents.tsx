@@ -105,7 +105,10 @@ export function Documents() {
         )}
       </Card>
       <div class="stack">
-        <Card title="Machine-readable zone" actions={scan && <Badge ok={scan.mrz ? scan.mrz.check_digits_valid === true : null}>{scan.mrz ? (scan.mrz.check_digits_valid ? 'check digits valid' : 'check digits fail') : 'none'}</Badge>}>
+        <Card
+          title="Machine-readable zone"
+          actions={scan && <Badge ok={scan.mrz ? scan.mrz.check_digits_valid === true : null}>{scan.mrz ? (scan.mrz.check_digits_valid ? 'check digits valid' : 'check digits fail') : 'none'}</Badge>}
+        >
           {!scan && <Empty>Upload a passport, ID card or visa.</Empty>}
           {scan && !scan.mrz && <Empty>No machine-readable zone was read on this image.</Empty>}
           {scan?.mrz && (

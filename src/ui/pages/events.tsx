@@ -126,9 +126,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
   const [status, setStatus] = useState('');
   const log = usePoll(
     () =>
-      api.get<{ pending: number; deliveries: Delivery[]; disabled_reason: string | null }>(
-        `/events/webhooks/${encodeURIComponent(webhookId)}/deliveries?limit=50${status ? `&status=${status}` : ''}`,
-      ),
+      api.get<{ pending: number; deliveries: Delivery[]; disabled_reason: string | null }>(`/events/webhooks/${encodeURIComponent(webhookId)}/deliveries?limit=50${status ? `&status=${status}` : ''}`),
     5000,
     [webhookId, status],
   );
@@ -167,7 +165,9 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
                   <Badge ok={d.status === 'delivered' ? true : d.status === 'failed' ? false : null}>{d.status}</Badge>
                 </td>
                 <td>{d.attempts}</td>
-                <td class="detail">{d.last_status_code ?? ''} {d.last_error ?? ''}</td>
+                <td class="detail">
+                  {d.last_status_code ?? ''} {d.last_error ?? ''}
+                </td>
               </tr>
             ))}
           </tbody>

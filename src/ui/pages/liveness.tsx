@@ -162,7 +162,10 @@ export function Liveness() {
             const state = i < passedCount ? 'passed' : ended && i === passedCount && !last?.session_complete ? 'failed' : !ended && i === passedCount ? 'current' : 'waiting';
             return (
               <li key={c.type} class={state} data-state={state}>
-                <b>{c.instruction}</b> <span class="muted">({c.type}, {c.timeout_seconds}s)</span>
+                <b>{c.instruction}</b>{' '}
+                <span class="muted">
+                  ({c.type}, {c.timeout_seconds}s)
+                </span>
                 {state === 'current' && last && <progress max={1} value={last.confidence} />}
               </li>
             );

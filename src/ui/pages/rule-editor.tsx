@@ -199,8 +199,7 @@ function LineShape({ rule, px, stroke, font, selected, W, H }: { rule: LineRule;
       <text x={b[0]} y={b[1] - font * 0.4} font-size={font * 0.8} class="label end">
         B
       </text>
-      {selected &&
-        [a, b].map((q, i) => <circle key={i} data-rule={rule.rule_id} data-vertex={i} cx={q[0]} cy={q[1]} r={stroke * 3} class="handle" />)}
+      {selected && [a, b].map((q, i) => <circle key={i} data-rule={rule.rule_id} data-vertex={i} cx={q[0]} cy={q[1]} r={stroke * 3} class="handle" />)}
     </g>
   );
 }

@@ -26,9 +26,7 @@ export interface ZoneEventData {
   [k: string]: unknown;
 }
 
-export type CountEvent =
-  | { type: 'line_crossed'; rule: LineRule; data: LineCrossedData }
-  | { type: 'person_entered' | 'person_exited'; rule: ZoneRule; data: ZoneEventData };
+export type CountEvent = { type: 'line_crossed'; rule: LineRule; data: LineCrossedData } | { type: 'person_entered' | 'person_exited'; rule: ZoneRule; data: ZoneEventData };
 
 type Stored = { in: number; out: number } | { entered: number; exited: number };
 
