@@ -1,9 +1,10 @@
+import type { Static } from 'typebox';
 import type { VigilConfig } from '../../config/schema.js';
 import { UnprocessableError } from '../../core/errors.js';
 import type { RgbImage } from '../../core/image-decode.js';
 import type { WorkerModel } from '../../runtime/inference-worker.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
-import { DEMOGRAPHICS_MODEL, estimateDemographics, type Demographics } from './demographics.js';
+import { DEMOGRAPHICS_MODEL, estimateDemographics } from './demographics.js';
 import { alignFace } from './face-align.js';
 import { FaceDetector, type DetectorKind } from './face-detector.js';
 import { faceSize, type RawFace } from './face-geometry.js';
@@ -11,24 +12,14 @@ import { assessQuality, type Quality } from './face-quality.js';
 import { cosine, FaceRecognizer } from './face-recognizer.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
 import { PassiveLiveness } from './passive-liveness.js';
+import type { FaceDetectionSchema, FaceResultSchema } from './schema.js';
 import { calibrationFor, type ScoreCalibration } from './score-calibration.js';
 
 export type { Quality, QualityReason } from './face-quality.js';
 
-export interface FaceDetection {
-  bbox: [number, number, number, number];
-  confidence: number;
-  face_size: number;
-  landmarks: [number, number][];
-}
-
-export interface FaceResult {
-  detection: FaceDetection;
-  quality: Quality | null;
-  demographics: Demographics | null;
-  liveness: { is_live: boolean; score: number } | null;
-  has_embedding: boolean;
-}
+/** The response shapes come from the schemas (the API contract), not from a second hand-written copy. */
+export type FaceDetection = Static<typeof FaceDetectionSchema>;
+export type FaceResult = Static<typeof FaceResultSchema>;
 
 export interface AnalyzedFace {
   result: FaceResult;

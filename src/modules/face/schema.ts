@@ -3,8 +3,17 @@ import { Type, type Static } from 'typebox';
 /** Element of quality.reasons (the spec leaves the shape open; this is Vigil's). */
 export const QualityReasonSchema = Type.Object(
   {
+    // Spelled out (not mapped over an array) so the static type keeps the literals instead of `never`.
     code: Type.Union(
-      ['FACE_TOO_SMALL', 'BLURRY', 'TOO_DARK', 'TOO_BRIGHT', 'LOW_CONTRAST', 'HEAD_POSE', 'LOW_QUALITY_SCORE'].map((c) => Type.Literal(c)),
+      [
+        Type.Literal('FACE_TOO_SMALL'),
+        Type.Literal('BLURRY'),
+        Type.Literal('TOO_DARK'),
+        Type.Literal('TOO_BRIGHT'),
+        Type.Literal('LOW_CONTRAST'),
+        Type.Literal('HEAD_POSE'),
+        Type.Literal('LOW_QUALITY_SCORE'),
+      ],
       { description: 'Stable reason code' },
     ),
     message: Type.String(),
@@ -31,10 +40,12 @@ export const QualitySchema = Type.Object(
 
 export const FaceDetectionSchema = Type.Object(
   {
-    bbox: Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[x1, y1, x2, y2] in pixels of the upright (EXIF-applied) image' }),
+    // Unsafe only narrows the static type to the tuple the JSON Schema already pins (min = max = 4 items);
+    // the emitted schema stays a plain array, as the OpenAPI document has always shown it.
+    bbox: Type.Unsafe<[number, number, number, number]>(Type.Array(Type.Number(), { minItems: 4, maxItems: 4, description: '[x1, y1, x2, y2] in pixels of the upright (EXIF-applied) image' })),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     face_size: Type.Number({ description: 'sqrt(bbox width x height) in pixels' }),
-    landmarks: Type.Array(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 }), {
+    landmarks: Type.Array(Type.Unsafe<[number, number]>(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 })), {
       description: '5 points: left eye, right eye (as seen in the image), nose tip, mouth left, mouth right; may be empty (document verify)',
     }),
   },
