@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { VigilContext } from '../../core/context.js';
 import { UnprocessableError } from '../../core/errors.js';
 import type { ErrorCode } from '../../core/error-codes.js';
@@ -11,7 +12,8 @@ import { FaceMeasurer } from './face-measurer.js';
 import { analyseFrameFaces, detectFrameFaces, faceBox, type FrameFace } from './face-source.js';
 import { livenessEventData } from './liveness-events.js';
 import { SILHOUETTE, silhouetteChange } from './silhouette.js';
-import type { Ending, FailureReason, FrameResult, LivenessSession, Rejection, SessionState } from './session.js';
+import type { Ending, FailureReason, FrameResult, LivenessSession, Rejection } from './session.js';
+import type { SessionInfoSchema } from './schema.js';
 import { SessionStore } from './session-store.js';
 
 /** A second face at least this fraction of the largest face's size makes a frame ambiguous. */
@@ -24,25 +26,8 @@ export interface LivenessDeps {
   random: RandomIndex;
 }
 
-/** GET /liveness/sessions/{id}: session_id and challenges (spec) plus the documented state and timing fields. */
-export interface SessionInfo {
-  session_id: string;
-  challenges: Challenge[];
-  state: SessionState;
-  current_challenge: ChallengeType | null;
-  challenges_remaining: number;
-  passed_challenges: ChallengeType[];
-  session_complete: boolean;
-  is_live: boolean | null;
-  liveness_score: number | null;
-  failure_reason: FailureReason | null;
-  frames_received: number;
-  created_at: string;
-  expires_at: string;
-  challenge_started_at: string | null;
-  challenge_deadline: string | null;
-  ended_at: string | null;
-}
+/** GET /liveness/sessions/{id}: session_id and challenges (spec) plus the documented state and timing fields; the schema is the one definition. */
+export type SessionInfo = Static<typeof SessionInfoSchema>;
 
 /**
  * Passive liveness fused over frames rather than trusted on one: MiniFASNet's real-face score

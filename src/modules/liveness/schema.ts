@@ -1,18 +1,18 @@
 import { Type } from 'typebox';
+import { literalUnion } from '../../core/literal-union.js';
 import { CHALLENGE_TYPES } from './challenges.js';
 import { FAILURE_REASONS } from './session.js';
 
 /** Bounds of the per-session overrides (the config section has the same ones). */
 export const TIMEOUT_BOUNDS = { minimum: 0.5, maximum: 60 } as const;
 
-const ChallengeTypeSchema = Type.Union(
-  CHALLENGE_TYPES.map((t) => Type.Literal(t)),
-  { description: "TURN_LEFT and TURN_RIGHT are the user's own left and right (see docs/liveness.md)" },
-);
-const StateSchema = Type.Union(
-  ['pending', 'in_progress', 'completed', 'failed', 'expired'].map((s) => Type.Literal(s)),
-  { description: 'Session state' },
-);
+const ChallengeTypeSchema = literalUnion(CHALLENGE_TYPES, {
+  description: "TURN_LEFT and TURN_RIGHT are the user's own left and right (see docs/liveness.md)",
+});
+// Spelled out (not mapped over a plain array) so the static type keeps the literals instead of `never`.
+const StateSchema = Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('expired')], {
+  description: 'Session state',
+});
 const isoOrNull = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
 export const ChallengeSchema = Type.Object(
@@ -64,7 +64,7 @@ export const SessionInfoSchema = Type.Object(
     liveness_score: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
       description: 'null while the session runs; 0 when it failed or expired; when completed, the mean passive-liveness score of its frames in steps of 0.1 (docs/liveness.md)',
     }),
-    failure_reason: Type.Union([...FAILURE_REASONS.map((r) => Type.Literal(r)), Type.Null()], {
+    failure_reason: Type.Union([...literalUnion(FAILURE_REASONS).anyOf, Type.Null()], {
       description: 'Which check failed the session (docs/liveness.md lists them); null unless failed',
     }),
     frames_received: Type.Integer({ minimum: 0, description: 'Frames accepted for judging' }),

@@ -1,5 +1,7 @@
+import type { Static } from 'typebox';
 import { ConflictError } from '../../core/errors.js';
 import type { Challenge, ChallengeType } from './challenges.js';
+import type { FrameResultSchema } from './schema.js';
 import { judgeFrame, newProgress, seedBaseline, type ChallengeProgress, type FaceMeasures, type Judgement, type RuleSettings } from './challenge-rules.js';
 
 /** The spec's five session states. */
@@ -15,17 +17,8 @@ export type FailureReason = (typeof FAILURE_REASONS)[number];
 /** Frame checks whose failures are counted (liveness.max_rejected_frames) rather than ending the session at once. */
 export type Rejection = 'capture_discontinuity' | 'implausible_timing';
 
-/** The spec's liveness frame result, exactly these fields. */
-export interface FrameResult {
-  session_id: string;
-  challenge_type: ChallengeType | null;
-  passed: boolean;
-  confidence: number;
-  challenges_remaining: number;
-  session_complete: boolean;
-  is_live: boolean | null;
-  state: SessionState;
-}
+/** The spec's liveness frame result, exactly these fields: the schema is the one definition. */
+export type FrameResult = Static<typeof FrameResultSchema>;
 
 export interface Failure {
   reason: FailureReason;
