@@ -1,24 +1,14 @@
+import type { Static } from 'typebox';
 import type { CameraSource } from './camera-source.js';
 import type { CameraStatus, CameraStream } from './camera-stream.js';
 import type { CameraCounting } from './counting/camera-counting.js';
 import type { CountingRule, LineCounts, ZoneCounts } from './counting/rules.js';
 import type { RateMeter } from './frame-ring.js';
+import type { CameraSchema } from './schema.js';
 import type { StoredCamera } from './video-store.js';
 
-/** The Camera object of the spec plus documented extras. */
-export interface CameraView {
-  camera_id: string;
-  source: string;
-  is_running: boolean;
-  fps: number;
-  frame_count: number;
-  status: CameraStatus;
-  last_error: string | null;
-  processed_fps: number;
-  decoder: string;
-  loop: boolean;
-  enabled: boolean;
-}
+/** The Camera object of the spec plus documented extras: the schema is the one definition. */
+export type CameraView = Static<typeof CameraSchema>;
 
 export interface CameraStats {
   camera_id: string;

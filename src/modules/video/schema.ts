@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { literalUnion } from '../../core/literal-union.js';
 
 const ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
 
@@ -24,10 +25,9 @@ export const CameraSchema = Type.Object({
   is_running: Type.Boolean({ description: 'True while the stream is starting (at most video.watchdog_seconds) or frames arrive.' }),
   fps: Type.Number({ description: 'Frames per second arriving from the source (after the max_fps limit), over the last 5 s.' }),
   frame_count: Type.Integer({ description: 'Frames captured since the camera was added (or the daemon started).' }),
-  status: Type.Union(
-    ['starting', 'running', 'restarting', 'failed', 'ended', 'stopped'].map((s) => Type.Literal(s)),
-    { description: 'starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped.' },
-  ),
+  status: literalUnion(['starting', 'running', 'restarting', 'failed', 'ended', 'stopped'], {
+    description: 'starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped.',
+  }),
   last_error: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow.',
   }),
