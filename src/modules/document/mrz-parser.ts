@@ -1,23 +1,15 @@
+import type { Static } from 'typebox';
 import { checkDigit, formatsFor, spanText, type CheckDef, type FormatDef, type FormatName } from './mrz-format.js';
+import type { MrzResultSchema } from './schema.js';
 
-/** The spec's MRZ result, plus the document code (tells passports, ID cards and visas apart). */
-export interface MrzResult {
-  mrz_type: 'TD1' | 'TD2' | 'TD3';
-  document_code: string;
-  document_number: string;
-  surname: string;
-  given_names: string;
-  nationality: string;
-  date_of_birth: string;
-  sex: string;
-  expiry_date: string;
-  issuing_country: string;
-  raw_mrz: string[];
-  check_digits_valid: boolean;
-  /** Beyond the spec, set by the reader (not by parsing text): see mrz-confidence.ts. */
-  field_confidence?: Record<string, number>;
-  warnings?: string[];
-}
+type MrzResultBody = Static<typeof MrzResultSchema>;
+
+/**
+ * The spec's MRZ result, plus the document code (tells passports, ID cards and visas apart), as
+ * the schema defines it. field_confidence and warnings are optional here only because the reader
+ * adds them after parsing the text (see mrz-confidence.ts); every response carries them.
+ */
+export type MrzResult = Omit<MrzResultBody, 'field_confidence' | 'warnings'> & Partial<Pick<MrzResultBody, 'field_confidence' | 'warnings'>>;
 
 export interface CheckOutcome {
   name: CheckDef['name'];
