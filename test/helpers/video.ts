@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { TESTDATA } from './paths.js';
@@ -42,4 +43,40 @@ export function processesWith(needle: string): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Adds camera `pets` on `clip` with the line `mid` across the middle of the frame and the zone
+ * `lower` over its lower half: the rules the count-history and MQTT count tests read back.
+ */
+export async function addPetsCameraWithRules(app: FastifyInstance, clip: string): Promise<void> {
+  const rules: [string, object][] = [
+    ['/api/v1/video/cameras', { camera_id: 'pets', source: clip }],
+    [
+      '/api/v1/video/cameras/pets/lines',
+      {
+        rule_id: 'mid',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+      },
+    ],
+    [
+      '/api/v1/video/cameras/pets/zones',
+      {
+        rule_id: 'lower',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+          [1, 1],
+          [0, 1],
+        ],
+      },
+    ],
+  ];
+  for (const [url, payload] of rules) {
+    const res = await app.inject({ method: 'POST', url, payload });
+    if (res.statusCode !== 201) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+  }
 }

@@ -10,7 +10,7 @@ import { CountHistory, type BucketCounts } from '../../src/modules/video/count-h
 import { makeLine, makeZone } from '../../src/modules/video/counting/rules.js';
 import { assertErrorShape, testApp, type TestApp } from '../helpers/app.js';
 import { testdata } from '../helpers/paths.js';
-import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
+import { VIDEO_TEST_CONFIG, waitFor, addPetsCameraWithRules } from '../helpers/video.js';
 
 const T0 = Date.UTC(2026, 0, 5, 10, 0, 0);
 const MIN = 60_000;
@@ -125,31 +125,7 @@ describe('count history API, end of stream and restart', () => {
   });
 
   it('history sums to the counts; zones empty at the end of a file; an ended file stays ended and counts nothing twice after a restart', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'pets', source: clip } });
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/video/cameras/pets/lines',
-      payload: {
-        rule_id: 'mid',
-        points: [
-          [0, 0.5],
-          [1, 0.5],
-        ],
-      },
-    });
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/video/cameras/pets/zones',
-      payload: {
-        rule_id: 'lower',
-        points: [
-          [0, 0.5],
-          [1, 0.5],
-          [1, 1],
-          [0, 1],
-        ],
-      },
-    });
+    await addPetsCameraWithRules(t.app, clip);
     await waitFor('the clip to end', async () => (await get('/api/v1/video/cameras/pets')).body.status === 'ended', 60_000, 500);
     await new Promise((r) => setTimeout(r, 1000));
     const counts = (await get('/api/v1/video/cameras/pets/counts')).body;

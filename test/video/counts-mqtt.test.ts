@@ -9,7 +9,7 @@ import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { Mosquitto } from '../helpers/mosquitto.js';
 import { testdata } from '../helpers/paths.js';
-import { VIDEO_TEST_CONFIG, waitFor } from '../helpers/video.js';
+import { VIDEO_TEST_CONFIG, waitFor, addPetsCameraWithRules } from '../helpers/video.js';
 import { bucketStart } from '../../src/modules/video/count-history.js';
 
 describe('counts as retained MQTT state (real mosquitto)', () => {
@@ -49,31 +49,7 @@ describe('counts as retained MQTT state (real mosquitto)', () => {
   });
 
   it('a late subscriber reads the current counts and camera status; deleted rules leave no state behind', async () => {
-    await t.app.inject({ method: 'POST', url: '/api/v1/video/cameras', payload: { camera_id: 'pets', source: clip } });
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/video/cameras/pets/lines',
-      payload: {
-        rule_id: 'mid',
-        points: [
-          [0, 0.5],
-          [1, 0.5],
-        ],
-      },
-    });
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/video/cameras/pets/zones',
-      payload: {
-        rule_id: 'lower',
-        points: [
-          [0, 0.5],
-          [1, 0.5],
-          [1, 1],
-          [0, 1],
-        ],
-      },
-    });
+    await addPetsCameraWithRules(t.app, clip);
     await waitFor('the clip to end', async () => (await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/pets' })).json().status === 'ended', 40_000, 500);
     await new Promise((r) => setTimeout(r, 1000));
     const api = (await t.app.inject({ method: 'GET', url: '/api/v1/video/cameras/pets/counts' })).json();
