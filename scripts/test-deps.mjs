@@ -51,6 +51,7 @@ const gstElements = (...elements) =>
 const PROBES = {
   mosquitto: [command('mosquitto'), command('mosquitto_passwd')],
   openssl: [command('openssl')],
+  'libjpeg-turbo-progs': [command('jpegtran')],
   systemd: [command('systemd-notify'), command('systemd-analyze')],
   'python3-gi': [python('import gi', 'python3 cannot import gi')],
   'gir1.2-gst-rtsp-server-1.0': [python('import gi; gi.require_version("GstRtspServer", "1.0"); from gi.repository import GstRtspServer', 'GstRtspServer 1.0 unavailable to python3')],
