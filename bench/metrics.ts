@@ -40,10 +40,10 @@ const random = seededRandom(SEED);
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 const OFF = { document: { enabled: false }, identity: { enabled: false }, liveness: { enabled: false } };
 
-async function get(url: string): Promise<void> {
+async function get(url: string, ok: readonly number[] = [200]): Promise<void> {
   const res = await request(url, { dispatcher: agent });
   await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+  if (!ok.includes(res.statusCode)) throw new Error(`${url}: ${res.statusCode}`);
 }
 
 async function scrapeBench(): Promise<void> {
@@ -93,7 +93,8 @@ async function scrapeBench(): Promise<void> {
     const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
     const direct = summarize(await timeIt(N, () => app.vigil.metrics.scrape(), 20));
     const http = summarize(await timeIt(N, () => get(`${url}/metrics`), 20));
-    const health = summarize(await timeIt(N, () => get(`${url}/api/v1/admin/health`), 20));
+    // 503 with the same body: the refused cameras make the box unhealthy, which is the work to time.
+    const health = summarize(await timeIt(N, () => get(`${url}/api/v1/admin/health`, [200, 503]), 20));
     console.log(`\n16 cameras, ${rules} rules, ${series} series, ${Math.round(text.length / 1024)} KiB a scrape; n=${N}\n`);
     console.log('| what | p50 ms | p95 ms | p50 / GET health |');
     console.log('|---|---|---|---|');
