@@ -10,7 +10,7 @@
  *     request, with bootstrap 95% intervals, see detectBench. bench/metrics-cost.ts measures the
  *     cost per request directly, finer than this end-to-end run can on a shared box.
  *
- *   node --import tsx bench/metrics.ts [--n 300] [--rounds 48] [--block 8] [--detect-only] [--off-first] [--seed S]
+ *   node --import tsx bench/metrics.ts [--n 300] [--rounds 48] [--block 8] [--detect-only | --scrape-only] [--off-first] [--seed S]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +34,7 @@ const N = arg('--n', 300);
 const ROUNDS = arg('--rounds', 48);
 const BLOCK = arg('--block', 8);
 const SKIP_SCRAPE = process.argv.includes('--detect-only');
+const SKIP_DETECT = process.argv.includes('--scrape-only');
 const OFF_FIRST = process.argv.includes('--off-first');
 const SEED = arg('--seed', freshSeed());
 const random = seededRandom(SEED);
@@ -92,6 +93,11 @@ async function scrapeBench(): Promise<void> {
       text.split('\n').filter((l) => l.startsWith('vigil_zone_occupancy{')).length + text.split('\n').filter((l) => l.startsWith('vigil_line_crossings_total{') && l.includes('direction="in"')).length;
     const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
     const direct = summarize(await timeIt(N, () => app.vigil.metrics.scrape(), 20));
+    // CPU of the scrape itself (this process's main thread, where it runs): on a loaded box the
+    // wall time above also counts the slices other processes ran in.
+    const cpu0 = procCpu(process.pid).mainMs;
+    for (let i = 0; i < N; i++) await app.vigil.metrics.scrape();
+    const scrapeCpuMs = (procCpu(process.pid).mainMs - cpu0) / N;
     const http = summarize(await timeIt(N, () => get(`${url}/metrics`), 20));
     // 503 with the same body: the refused cameras make the box unhealthy, which is the work to time.
     const health = summarize(await timeIt(N, () => get(`${url}/api/v1/admin/health`, [200, 503]), 20));
@@ -99,6 +105,7 @@ async function scrapeBench(): Promise<void> {
     console.log('| what | p50 ms | p95 ms | p50 / GET health |');
     console.log('|---|---|---|---|');
     console.log(`| Metrics.scrape() in-process | ${fmt(direct.p50)} | ${fmt(direct.p95)} | |`);
+    console.log(`| Metrics.scrape() in-process, main-thread CPU per scrape (mean) | ${fmt(scrapeCpuMs)} | | |`);
     console.log(`| GET /metrics over HTTP | ${fmt(http.p50)} | ${fmt(http.p95)} | ${(http.p50 / health.p50).toFixed(2)} |`);
     console.log(`| GET /api/v1/admin/health (baseline) | ${fmt(health.p50)} | ${fmt(health.p95)} | 1.00 |`);
   } finally {
@@ -221,5 +228,5 @@ async function detectBench(): Promise<void> {
 
 console.log(machineLine());
 if (!SKIP_SCRAPE) await scrapeBench();
-await detectBench();
+if (!SKIP_DETECT) await detectBench();
 await agent.close();
