@@ -5,10 +5,12 @@
  *     their series without decoding anything): Metrics.scrape() in-process and GET /metrics
  *     over HTTP, against GET /api/v1/admin/health over the same connection in the same run.
  *  2. /detect of a one-face 640x480 JPEG, 4 concurrent clients, on four daemons: two with
- *     metrics on and two off (server.metrics), in alternating rounds; the medians of the
- *     per-round throughput ratios on/off, on/on and off/off (the noise floor), see detectBench.
+ *     metrics on and two off (server.metrics), in many short ABBA rounds; the medians of the
+ *     per-round ratios on/off, on/on and off/off (the noise floor) of throughput and of CPU per
+ *     request, with bootstrap 95% intervals, see detectBench. bench/metrics-cost.ts measures the
+ *     cost per request directly, finer than this end-to-end run can on a shared box.
  *
- *   node --import tsx bench/metrics.ts [--n 300] [--rounds 30] [--block 12] [--detect-only] [--off-first]
+ *   node --import tsx bench/metrics.ts [--n 300] [--rounds 48] [--block 8] [--detect-only | --scrape-only] [--off-first] [--seed S]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,24 +22,29 @@ import { loadConfig } from '../src/config/load.js';
 import { packageRoot } from '../src/core/package-root.js';
 import { spawnDaemon, type Daemon } from '../test/helpers/daemon.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
-import { fmt, machineLine, summarize, timeIt } from './lib/stats.js';
+import { procCpu } from './lib/proc-cpu.js';
+import { freshSeed, seededRandom } from './lib/seeded.js';
+import { bootstrapMedianCi, fmt, machineLine, median, summarize, timeIt } from './lib/stats.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const N = arg('--n', 300);
-const ROUNDS = arg('--rounds', 30);
-const BLOCK = arg('--block', 12);
+const ROUNDS = arg('--rounds', 48);
+const BLOCK = arg('--block', 8);
 const SKIP_SCRAPE = process.argv.includes('--detect-only');
+const SKIP_DETECT = process.argv.includes('--scrape-only');
 const OFF_FIRST = process.argv.includes('--off-first');
+const SEED = arg('--seed', freshSeed());
+const random = seededRandom(SEED);
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 const OFF = { document: { enabled: false }, identity: { enabled: false }, liveness: { enabled: false } };
 
-async function get(url: string): Promise<void> {
+async function get(url: string, ok: readonly number[] = [200]): Promise<void> {
   const res = await request(url, { dispatcher: agent });
   await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode}`);
+  if (!ok.includes(res.statusCode)) throw new Error(`${url}: ${res.statusCode}`);
 }
 
 async function scrapeBench(): Promise<void> {
@@ -86,12 +93,19 @@ async function scrapeBench(): Promise<void> {
       text.split('\n').filter((l) => l.startsWith('vigil_zone_occupancy{')).length + text.split('\n').filter((l) => l.startsWith('vigil_line_crossings_total{') && l.includes('direction="in"')).length;
     const series = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
     const direct = summarize(await timeIt(N, () => app.vigil.metrics.scrape(), 20));
+    // CPU of the scrape itself (this process's main thread, where it runs): on a loaded box the
+    // wall time above also counts the slices other processes ran in.
+    const cpu0 = procCpu(process.pid).mainMs;
+    for (let i = 0; i < N; i++) await app.vigil.metrics.scrape();
+    const scrapeCpuMs = (procCpu(process.pid).mainMs - cpu0) / N;
     const http = summarize(await timeIt(N, () => get(`${url}/metrics`), 20));
-    const health = summarize(await timeIt(N, () => get(`${url}/api/v1/admin/health`), 20));
+    // 503 with the same body: the refused cameras make the box unhealthy, which is the work to time.
+    const health = summarize(await timeIt(N, () => get(`${url}/api/v1/admin/health`, [200, 503]), 20));
     console.log(`\n16 cameras, ${rules} rules, ${series} series, ${Math.round(text.length / 1024)} KiB a scrape; n=${N}\n`);
     console.log('| what | p50 ms | p95 ms | p50 / GET health |');
     console.log('|---|---|---|---|');
     console.log(`| Metrics.scrape() in-process | ${fmt(direct.p50)} | ${fmt(direct.p95)} | |`);
+    console.log(`| Metrics.scrape() in-process, main-thread CPU per scrape (mean) | ${fmt(scrapeCpuMs)} | | |`);
     console.log(`| GET /metrics over HTTP | ${fmt(http.p50)} | ${fmt(http.p95)} | ${(http.p50 / health.p50).toFixed(2)} |`);
     console.log(`| GET /api/v1/admin/health (baseline) | ${fmt(health.p50)} | ${fmt(health.p95)} | 1.00 |`);
   } finally {
@@ -128,52 +142,50 @@ async function post(base: string, parts: Part[]): Promise<number> {
   return performance.now() - t0;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 /**
- * Four daemons, metrics on (A, A') and off (B, B'), measured in ROUNDS rounds; each round
- * gives every daemon one block of BLOCK requests from 4 clients, in a rotating order (the one
- * after a switch finds colder caches). Each round yields the throughput ratio on/off as
- * (A + A') / (B + B') from blocks seconds apart, so a change in the shared box's load between
- * rounds cancels out, and two daemons a side dilute what makes one process faster than an
- * identical other (measured: up to 30% here); the medians over rounds are the figures. A/A'
- * and B/B' are the noise floor of the same run: identical daemons, so their spread says how
- * far on/off can stray from the truth by chance.
+ * Four daemons, metrics on (A, A') and off (B, B'), in ROUNDS short rounds; each round gives
+ * every daemon one block of BLOCK requests from 4 clients. The order inside a round cycles
+ * through A B B' A', B A A' B', A' B' B A, B' A' A B: each round is ABBA for on against off (a
+ * load that drifts through the round weighs on both sides alike), and over four rounds every
+ * daemon takes every place. Per round: throughput on/off = (A + A') / (B + B'), and the CPU the
+ * daemons spent per request (kernel run time of all their threads) on/off. A/A' and B/B' are
+ * the noise floor of the same run. Reported: the median over rounds with a bootstrap 95% CI.
  */
 async function detectBench(): Promise<void> {
   const faces = join(packageRoot(), '..', 'shared', 'testdata', 'faces', 'identities', 'fr_barack_obama');
   const jpeg = await sharp(join(faces, 'obama.jpg')).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const parts: Part[] = [{ name: 'image', file: jpeg, contentType: 'image/jpeg' }];
-  // The first daemon started came out slowest in every run so far, whatever its setting:
-  // --off-first starts the two metrics-off daemons first, to tell that from the metrics cost.
   const roles = [
     { name: 'metrics on (A)', metrics: true },
     { name: 'metrics off (B)', metrics: false },
     { name: "metrics on (A')", metrics: true },
     { name: "metrics off (B')", metrics: false },
   ];
+  // The first daemon started came out slowest in some runs, whatever its setting: --off-first
+  // starts the two metrics-off daemons first, to tell that from the metrics cost.
   const startOrder = OFF_FIRST ? [1, 3, 0, 2] : [0, 1, 2, 3];
   const started = new Map<number, Daemon & { dataDir: string }>();
   for (const i of startOrder) started.set(i, await startDaemon(roles[i]!.metrics));
   const builds = roles.map((r, i) => ({ name: r.name, d: started.get(i)! }));
-  console.log(`daemons started in the order ${startOrder.map((i) => roles[i]!.name).join(', ')}`);
+  console.log(`daemons started in the order ${startOrder.map((i) => roles[i]!.name).join(', ')}; seed ${SEED} (bootstrap resampling)`);
+  const orders = [
+    [0, 1, 3, 2],
+    [1, 0, 2, 3],
+    [2, 3, 1, 0],
+    [3, 2, 0, 1],
+  ];
   try {
     const lat = builds.map(() => [] as number[]);
     const wall = builds.map(() => 0);
-    const onOff: number[] = [];
-    const aa: number[] = [];
-    const bb: number[] = [];
+    const ratios = { onOff: [] as number[], aa: [] as number[], bb: [] as number[], cpuOnOff: [] as number[], cpuAa: [] as number[], cpuBb: [] as number[] };
     for (const b of builds) for (let i = 0; i < 8; i++) await post(b.d.url, parts);
     for (let r = 0; r < ROUNDS; r++) {
       const rps = builds.map(() => 0);
-      for (let j = 0; j < builds.length; j++) {
-        const k = (r + j) % builds.length;
+      const cpu = builds.map(() => 0);
+      for (const k of orders[r % orders.length]!) {
         const b = builds[k]!;
         let left = BLOCK;
+        const c0 = procCpu(b.d.proc.pid!).totalMs;
         const t0 = performance.now();
         await Promise.all(
           Array.from({ length: 4 }, async () => {
@@ -181,25 +193,32 @@ async function detectBench(): Promise<void> {
           }),
         );
         const ms = performance.now() - t0;
+        cpu[k] = (procCpu(b.d.proc.pid!).totalMs - c0) / BLOCK;
         wall[k]! += ms;
         rps[k] = (BLOCK * 1000) / ms;
       }
-      onOff.push((rps[0]! + rps[2]!) / (rps[1]! + rps[3]!));
-      aa.push(rps[0]! / rps[2]!);
-      bb.push(rps[1]! / rps[3]!);
+      ratios.onOff.push((rps[0]! + rps[2]!) / (rps[1]! + rps[3]!));
+      ratios.aa.push(rps[0]! / rps[2]!);
+      ratios.bb.push(rps[1]! / rps[3]!);
+      // CPU per request off/on, so that like throughput a value below 1 means metrics cost.
+      ratios.cpuOnOff.push((cpu[1]! + cpu[3]!) / (cpu[0]! + cpu[2]!));
+      ratios.cpuAa.push(cpu[2]! / cpu[0]!);
+      ratios.cpuBb.push(cpu[3]! / cpu[1]!);
     }
     const pooled = lat.map((l, k) => (l.length * 1000) / wall[k]!);
     const s = lat.map(summarize);
-    const spread = (xs: number[]) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      return `${sorted[Math.floor(sorted.length / 4)]!.toFixed(3)}-${sorted[Math.floor((3 * sorted.length) / 4)]!.toFixed(3)}`;
+    const show = (xs: number[]) => {
+      const [lo, hi] = bootstrapMedianCi(xs, random);
+      return `${median(xs).toFixed(3)} (95% CI ${lo.toFixed(3)}-${hi.toFixed(3)})`;
     };
-    console.log(`\n/detect one face 640x480, 4 concurrent clients, ${ROUNDS} rounds of ${BLOCK} requests per daemon (n=${ROUNDS * BLOCK} each), rotating order\n`);
+    console.log(`\n/detect one face 640x480, 4 concurrent clients, ${ROUNDS} rounds of ${BLOCK} requests per daemon (n=${ROUNDS * BLOCK} each), ABBA orders\n`);
     console.log('| daemon | req/s (pooled) | p50 ms | p95 ms |');
     console.log('|---|---|---|---|');
     for (const [k, b] of builds.entries()) console.log(`| ${b.name} | ${pooled[k]!.toFixed(1)} | ${fmt(s[k]!.p50)} | ${fmt(s[k]!.p95)} |`);
-    console.log(`\nthroughput on/off ((A+A')/(B+B')): median of per-round ratios ${median(onOff).toFixed(3)} (interquartile ${spread(onOff)}; target >= 0.98)`);
-    console.log(`noise floor: on/on (A/A') median ${median(aa).toFixed(3)} (interquartile ${spread(aa)}); off/off (B/B') median ${median(bb).toFixed(3)} (interquartile ${spread(bb)})`);
+    console.log("\n| median of per-round ratios | on/off (target >= 0.98) | on/on (A/A', noise) | off/off (B/B', noise) |");
+    console.log('|---|---|---|---|');
+    console.log(`| throughput | ${show(ratios.onOff)} | ${show(ratios.aa)} | ${show(ratios.bb)} |`);
+    console.log(`| 1 / CPU per request | ${show(ratios.cpuOnOff)} | ${show(ratios.cpuAa)} | ${show(ratios.cpuBb)} |`);
   } finally {
     for (const b of builds) b.d.proc.kill('SIGTERM');
     await Promise.all(builds.map((b) => b.d.exited));
@@ -209,5 +228,5 @@ async function detectBench(): Promise<void> {
 
 console.log(machineLine());
 if (!SKIP_SCRAPE) await scrapeBench();
-await detectBench();
+if (!SKIP_DETECT) await detectBench();
 await agent.close();

@@ -50,3 +50,21 @@ export function machineLine(): string {
 export function row(label: string, s: Summary, extra = ''): string {
   return `| ${label} | ${s.n} | ${fmt(s.p50)} | ${fmt(s.p95)} |${extra ? ` ${extra} |` : ''}`;
 }
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Percentile bootstrap of the median: resample the values with replacement, 95% interval of the resampled medians. */
+export function bootstrapMedianCi(xs: readonly number[], random: () => number, resamples = 10_000): [number, number] {
+  const meds: number[] = [];
+  const sample = new Array<number>(xs.length);
+  for (let b = 0; b < resamples; b++) {
+    for (let i = 0; i < xs.length; i++) sample[i] = xs[Math.floor(random() * xs.length)]!;
+    meds.push(median(sample));
+  }
+  meds.sort((a, b) => a - b);
+  return [meds[Math.floor(resamples * 0.025)]!, meds[Math.ceil(resamples * 0.975) - 1]!];
+}

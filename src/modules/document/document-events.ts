@@ -1,4 +1,4 @@
-import type { MrzResult } from './mrz-parser.js';
+import type { ParsedMrzResult } from './mrz-parser.js';
 
 /**
  * The `data` of a document_scanned event (the spec leaves it open). It travels to
@@ -35,7 +35,7 @@ export function isExpired(yymmdd: string, today: Date): boolean | null {
   return expiry < start;
 }
 
-export function documentScannedData(scan: { detected: boolean; has_face: boolean; mrz: MrzResult | null; ocrLines: number }, today = new Date()): DocumentScannedData {
+export function documentScannedData(scan: { detected: boolean; has_face: boolean; mrz: ParsedMrzResult | null; ocrLines: number }, today = new Date()): DocumentScannedData {
   const m = scan.mrz;
   return {
     detected: scan.detected,

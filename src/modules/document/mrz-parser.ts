@@ -2,14 +2,14 @@ import type { Static } from 'typebox';
 import { checkDigit, formatsFor, spanText, type CheckDef, type FormatDef, type FormatName } from './mrz-format.js';
 import type { MrzResultSchema } from './schema.js';
 
-type MrzResultBody = Static<typeof MrzResultSchema>;
+/** The spec's MRZ result, plus the document code (tells passports, ID cards and visas apart), as the schema defines it. */
+export type MrzResult = Static<typeof MrzResultSchema>;
 
 /**
- * The spec's MRZ result, plus the document code (tells passports, ID cards and visas apart), as
- * the schema defines it. field_confidence and warnings are optional here only because the reader
- * adds them after parsing the text (see mrz-confidence.ts); every response carries them.
+ * What parsing the text alone gives: the reader adds field_confidence and warnings from the
+ * recogniser's character probabilities (mrz-confidence.ts), which the text does not carry.
  */
-export type MrzResult = Omit<MrzResultBody, 'field_confidence' | 'warnings'> & Partial<Pick<MrzResultBody, 'field_confidence' | 'warnings'>>;
+export type ParsedMrzResult = Omit<MrzResult, 'field_confidence' | 'warnings'>;
 
 export interface CheckOutcome {
   name: CheckDef['name'];
@@ -21,7 +21,7 @@ export interface CheckOutcome {
 
 export interface ParsedMrz {
   format: FormatName;
-  result: MrzResult;
+  result: ParsedMrzResult;
   checks: CheckOutcome[];
   optional_data: string;
 }

@@ -1,7 +1,7 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import { clampQuad, type Point, type Quad } from './geometry.js';
 import { FORMATS, type FormatDef } from './mrz-format.js';
-import { parseMrz, type ParsedMrz } from './mrz-parser.js';
+import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead } from './mrz-slots.js';
@@ -11,7 +11,8 @@ import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
 
 export interface MrzReading {
-  parsed: ParsedMrz;
+  /** The parse, its result completed with field_confidence and warnings. */
+  parsed: ParsedMrz & { result: MrzResult };
   /** Mean character probability of the zone's lines. */
   confidence: number;
   /** The zone's rows in the upright page, and each row's mean character probability. */
@@ -189,8 +190,8 @@ export class MrzReader {
     const parsed = parseMrz(repaired.lines);
     if (!parsed || !plausible(parsed)) return undefined;
     const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
-    Object.assign(parsed.result, mrzConfidence(format, slots, repaired.lines, parsed.checks));
-    return { parsed, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
+    const result: MrzResult = { ...parsed.result, ...mrzConfidence(format, slots, repaired.lines, parsed.checks) };
+    return { parsed: { ...parsed, result }, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
   }
 }
 

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ServiceUnavailableError } from '../../core/errors.js';
 import { decodeImage, type RgbImage } from '../../core/image-decode.js';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
+import type { RouteScope } from '../../core/module.js';
 import { numberField, readMultipart, requireFile, type MultipartForm } from '../../core/multipart-form.js';
 import { documentScannedData } from './document-events.js';
 import type { DocumentService } from './document-service.js';
@@ -11,7 +12,7 @@ import { DocumentVerifySchema, MrzResultSchema, OcrResultSchema, ScanResultSchem
 const IMAGE_FIELD = [{ name: 'image', file: true, required: true, description: 'Photo or scan of the document' }];
 
 /** POST /api/v1/documents/{scan,ocr,mrz,verify}, as the spec shows them. */
-export async function documentRoutes(app: FastifyInstance, module: DocumentModule): Promise<void> {
+export async function documentRoutes(app: RouteScope, module: DocumentModule): Promise<void> {
   const { config, bus } = app.vigil;
   const maxPixels = config.server.max_image_pixels;
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { EVENT_TYPES, isEventType, type EventType } from '../../core/event-types.js';
 import { BadRequestError } from '../../core/errors.js';
 import { errorResponses } from '../../core/http-schemas.js';
+import type { RouteScope } from '../../core/module.js';
 import type { VigilEvent } from '../../core/event-types.js';
 
 /** A keep-alive comment this often keeps proxies and browsers from closing an idle stream. */
@@ -26,7 +26,7 @@ const StreamQuery = Type.Object(
  * 15 s. Streams subscribe to the core bus directly (not through the webhook outbox), so they see
  * exactly what /events/recent records, from the moment they connect.
  */
-export function eventStreamRoute(app: FastifyInstance): void {
+export function eventStreamRoute(app: RouteScope): void {
   const { bus } = app.vigil;
   const open = new Set<ServerResponse>();
 
@@ -36,7 +36,7 @@ export function eventStreamRoute(app: FastifyInstance): void {
     open.clear();
   });
 
-  app.get<{ Querystring: { event_type?: string } }>(
+  app.get(
     '/api/v1/events/stream',
     {
       schema: {

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import { redactUrl } from '../../core/redact.js';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { EVENT_TYPES, isEventType, type EventType } from '../../core/event-types.js';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js';
 import { errorResponses } from '../../core/http-schemas.js';
+import type { RouteScope } from '../../core/module.js';
 import type { EventsService } from './events-service.js';
 import type { DeliveryRecord, WebhookRecord } from './store.js';
 import {
@@ -70,9 +69,8 @@ function httpsUrl(value: string): string {
 }
 
 /** /api/v1/events: the spec's four endpoints plus the delivery log, redelivery, enable and test. */
-export function eventsRoutes(appBase: FastifyInstance, service: EventsService): void {
-  const app = appBase.withTypeProvider<TypeBoxTypeProvider>();
-  const { config } = appBase.vigil;
+export function eventsRoutes(app: RouteScope, service: EventsService): void {
+  const { config } = app.vigil;
 
   const requireWebhooks = () => {
     if (!config.events.webhooks_enabled) {

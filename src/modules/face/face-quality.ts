@@ -1,25 +1,14 @@
+import type { Static } from 'typebox';
 import type { RgbImage } from '../../core/image-decode.js';
 import type { Point } from './face-geometry.js';
 import { headPose } from './head-pose.js';
+import type { QualityReasonSchema, QualitySchema } from './schema.js';
 
 /** One reason a face is not acceptable: stable code, words, the measured value and the limit it missed. */
-export interface QualityReason {
-  code: 'FACE_TOO_SMALL' | 'BLURRY' | 'TOO_DARK' | 'TOO_BRIGHT' | 'LOW_CONTRAST' | 'HEAD_POSE' | 'LOW_QUALITY_SCORE';
-  message: string;
-  value: number;
-  threshold: number;
-}
+export type QualityReason = Static<typeof QualityReasonSchema>;
 
-export interface Quality {
-  overall_score: number;
-  face_size_px: number;
-  sharpness: number;
-  brightness: number;
-  contrast: number;
-  head_pose_ok: boolean;
-  is_acceptable: boolean;
-  reasons: QualityReason[];
-}
+/** The spec's quality object. */
+export type Quality = Static<typeof QualitySchema>;
 
 /** Limits behind the reasons (documented in docs/face.md). */
 export const QUALITY_LIMITS = {

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import { decodeImage } from '../../core/image-decode.js';
+import type { RouteScope } from '../../core/module.js';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
 import { numberField, readMultipart, requireFile } from '../../core/multipart-form.js';
 import { faceDetectedData } from './face-events.js';
@@ -22,7 +22,7 @@ function serverTiming(decode: number, t: StageTimings): string {
 }
 
 /** POST /api/v1/detect and /api/v1/verify, as the spec shows them. */
-export async function faceRoutes(app: FastifyInstance, service: FaceService): Promise<void> {
+export async function faceRoutes(app: RouteScope, service: FaceService): Promise<void> {
   const { config, bus } = app.vigil;
   const maxPixels = config.server.max_image_pixels;
 

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { NotFoundError } from '../../core/errors.js';
 import { errorResponses } from '../../core/http-schemas.js';
+import type { RouteScope } from '../../core/module.js';
 import type { IdentityService } from './identity-service.js';
 import { checkIdentityId, checkLabel, checkMetadata, checkWatchlistName } from './identity-fields.js';
 import { ClusterListSchema, ClusterSchema, PromoteBodySchema, PromoteResponseSchema, PurgeStaleResponseSchema, StaleListSchema } from './schema.js';
@@ -13,7 +13,7 @@ const ClusterParams = Type.Object({ cluster_id: Type.String() });
  * (face_clusterer) and the re-enrolment list after a recognizer change. They live under
  * /api/v1/identity/ so they can never collide with DELETE /api/v1/watchlist/{identity_id}.
  */
-export async function clusterRoutes(app: FastifyInstance, service: IdentityService): Promise<void> {
+export async function clusterRoutes(app: RouteScope, service: IdentityService): Promise<void> {
   app.get(
     '/api/v1/identity/clusters',
     {
@@ -24,14 +24,14 @@ export async function clusterRoutes(app: FastifyInstance, service: IdentityServi
         response: { 200: ClusterListSchema, ...errorResponses(400) },
       },
     },
-    async (request) => ({ clusters: service.clusterer.list((request.query as { min_size?: number }).min_size ?? 1) }),
+    async (request) => ({ clusters: service.clusterer.list(request.query.min_size ?? 1) }),
   );
 
   app.get(
     '/api/v1/identity/clusters/:cluster_id',
     { schema: { tags: ['identity'], summary: 'One provisional cluster', params: ClusterParams, response: { 200: ClusterSchema, ...errorResponses(404) } } },
     async (request) => {
-      const id = (request.params as { cluster_id: string }).cluster_id;
+      const id = request.params.cluster_id;
       const c = service.clusterer.get(id);
       if (!c) throw new NotFoundError('CLUSTER_NOT_FOUND', `no provisional cluster "${id}"`, { cluster_id: id });
       return c;
@@ -50,8 +50,8 @@ export async function clusterRoutes(app: FastifyInstance, service: IdentityServi
       },
     },
     async (request) => {
-      const id = (request.params as { cluster_id: string }).cluster_id;
-      const body = request.body as { label: string; watchlist_name?: string; identity_id?: string; metadata?: Record<string, unknown> };
+      const id = request.params.cluster_id;
+      const body = request.body;
       return service.promote(id, {
         label: checkLabel(body.label),
         watchlist: checkWatchlistName(body.watchlist_name),
@@ -72,7 +72,7 @@ export async function clusterRoutes(app: FastifyInstance, service: IdentityServi
       },
     },
     async (request) => {
-      const id = (request.params as { cluster_id: string }).cluster_id;
+      const id = request.params.cluster_id;
       if (!service.clusterer.remove(id)) throw new NotFoundError('CLUSTER_NOT_FOUND', `no provisional cluster "${id}"`, { cluster_id: id });
       return { removed: id };
     },
@@ -88,7 +88,7 @@ export async function clusterRoutes(app: FastifyInstance, service: IdentityServi
         response: { 200: StaleListSchema, ...errorResponses(400, 503) },
       },
     },
-    async (request) => service.staleReport((request.query as { limit?: number }).limit ?? 1000),
+    async (request) => service.staleReport(request.query.limit ?? 1000),
   );
 
   app.delete(

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
+import type { ClusterSchema } from './schema.js';
 
 export interface ClusterOptions {
   /** Calibrated similarity at which a face joins a cluster (identity.cluster_threshold). */
@@ -11,13 +13,14 @@ export interface ClusterOptions {
   similarity: (a: Float32Array, b: Float32Array) => number;
 }
 
-export interface Sighting {
+/** F: the face result kept per cluster (FaceResult in the service; anything in the unit test). */
+export interface Sighting<F> {
   watchlist: string;
   cameraId: string | null;
   /** Overall quality 0-100 when known; decides which samples a cluster keeps. */
   quality: number | null;
   /** The face result of the sighting (kept for the best-quality sample as the cluster's face). */
-  face: unknown;
+  face: F;
 }
 
 interface KeptSample {
@@ -25,19 +28,10 @@ interface KeptSample {
   quality: number;
 }
 
-export interface Cluster {
-  cluster_id: string;
-  /** Faces that joined this cluster. */
-  size: number;
-  first_seen: string;
-  last_seen: string;
-  watchlists: string[];
-  camera_ids: string[];
-  /** Face result of the best-quality sample kept. */
-  face: unknown;
-}
+/** A cluster as /identity/clusters shows it (ClusterSchema), its face typed by the clusterer's F. */
+export type Cluster<F> = Omit<Static<typeof ClusterSchema>, 'face'> & { face: F };
 
-interface ClusterState {
+interface ClusterState<F> {
   id: string;
   size: number;
   firstSeen: number;
@@ -46,7 +40,7 @@ interface ClusterState {
   sum: Float64Array;
   centroid: Float32Array;
   samples: KeptSample[];
-  bestFace: unknown;
+  bestFace: F;
   bestQuality: number;
   watchlists: Set<string>;
   cameras: Set<string>;
@@ -67,8 +61,8 @@ function normalise(sum: Float64Array, out: Float32Array): void {
  * of people nobody enrolled): bounded in number, the least recently seen evicted first.
  * A cluster is turned into an enrolled identity by promotion (IdentityService).
  */
-export class FaceClusterer {
-  private readonly clusters = new Map<string, ClusterState>();
+export class FaceClusterer<F = unknown> {
+  private readonly clusters = new Map<string, ClusterState<F>>();
 
   constructor(private readonly opts: ClusterOptions) {}
 
@@ -76,8 +70,8 @@ export class FaceClusterer {
     return this.clusters.size;
   }
 
-  observe(embedding: Float32Array, sighting: Sighting): { cluster_id: string; created: boolean; similarity: number | null } {
-    let best: ClusterState | null = null;
+  observe(embedding: Float32Array, sighting: Sighting<F>): { cluster_id: string; created: boolean; similarity: number | null } {
+    let best: ClusterState<F> | null = null;
     let bestSim = -Infinity;
     for (const c of this.clusters.values()) {
       const s = this.opts.similarity(embedding, c.centroid);
@@ -101,7 +95,7 @@ export class FaceClusterer {
       this.clusters.set(best.id, best);
       return { cluster_id: best.id, created: false, similarity: bestSim };
     }
-    const c: ClusterState = {
+    const c: ClusterState<F> = {
       id: randomUUID(),
       size: 1,
       firstSeen: now,
@@ -124,14 +118,14 @@ export class FaceClusterer {
   }
 
   /** Clusters, largest first. */
-  list(minSize = 1): Cluster[] {
+  list(minSize = 1): Cluster<F>[] {
     return [...this.clusters.values()]
       .filter((c) => c.size >= minSize)
       .sort((a, b) => b.size - a.size || b.lastSeen - a.lastSeen)
       .map((c) => this.summary(c));
   }
 
-  get(id: string): Cluster | undefined {
+  get(id: string): Cluster<F> | undefined {
     const c = this.clusters.get(id);
     return c ? this.summary(c) : undefined;
   }
@@ -149,7 +143,7 @@ export class FaceClusterer {
     this.clusters.clear();
   }
 
-  private keep(c: ClusterState, embedding: Float32Array, quality: number, face: unknown): void {
+  private keep(c: ClusterState<F>, embedding: Float32Array, quality: number, face: F): void {
     if (quality > c.bestQuality) {
       c.bestQuality = quality;
       c.bestFace = face;
@@ -162,7 +156,7 @@ export class FaceClusterer {
     c.samples.sort((a, b) => b.quality - a.quality);
   }
 
-  private summary(c: ClusterState): Cluster {
+  private summary(c: ClusterState<F>): Cluster<F> {
     return {
       cluster_id: c.id,
       size: c.size,

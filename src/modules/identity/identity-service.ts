@@ -54,7 +54,7 @@ export interface IdentityDeps {
  */
 export class IdentityService {
   private readonly memory: WatchlistMemory;
-  readonly clusterer: FaceClusterer;
+  readonly clusterer: FaceClusterer<FaceResult>;
   loaded = false;
   loadMs = 0;
   private startError: string | null = null;
@@ -63,7 +63,7 @@ export class IdentityService {
   constructor(private readonly deps: IdentityDeps) {
     this.cfg = deps.config.identity;
     this.memory = new WatchlistMemory(deps.store, deps.face.recognizerName);
-    this.clusterer = new FaceClusterer({
+    this.clusterer = new FaceClusterer<FaceResult>({
       threshold: this.cfg.cluster_threshold,
       maxClusters: this.cfg.max_clusters,
       maxSamples: this.cfg.cluster_samples,

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { decodeImage } from '../../core/image-decode.js';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
+import type { RouteScope } from '../../core/module.js';
 import { numberField, optionalString, readMultipart, requireFile, type MultipartForm } from '../../core/multipart-form.js';
 import type { IdentityService } from './identity-service.js';
 import { checkWatchlistName, enrollFields } from './identity-fields.js';
@@ -35,7 +35,7 @@ const searchDoc = [
 ];
 
 /** The spec's watchlist endpoints, plus POST /identify/track (identity_resolver). */
-export async function identityRoutes(app: FastifyInstance, service: IdentityService): Promise<void> {
+export async function identityRoutes(app: RouteScope, service: IdentityService): Promise<void> {
   const maxPixels = app.vigil.config.server.max_image_pixels;
 
   app.post(
@@ -125,7 +125,7 @@ export async function identityRoutes(app: FastifyInstance, service: IdentityServ
         response: { 200: DeleteIdentityResponseSchema, ...errorResponses(404, 503) },
       },
     },
-    async (request) => service.remove((request.params as { identity_id: string }).identity_id),
+    async (request) => service.remove(request.params.identity_id),
   );
 
   app.get(
@@ -140,7 +140,7 @@ export async function identityRoutes(app: FastifyInstance, service: IdentityServ
     async () => ({ watchlists: service.list() }),
   );
 
-  app.get<{ Params: { watchlist_name: string }; Querystring: { offset: number; limit: number } }>(
+  app.get(
     '/api/v1/watchlist/:watchlist_name',
     {
       schema: {

@@ -1,13 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
 import { errorResponses, multipartDoc } from '../../core/http-schemas.js';
+import type { RouteScope } from '../../core/module.js';
 import { readMultipart, requireFile } from '../../core/multipart-form.js';
 import { RateLimitError } from './abuse-limiter.js';
 import { emptyFrameTimings, type FrameTimings, type LivenessService } from './liveness-service.js';
 import { CancelResponseSchema, CreateQuerySchema, CreateResponseSchema, FrameResultSchema, SessionInfoSchema, SessionParamsSchema } from './schema.js';
-
-interface SessionParams {
-  session_id: string;
-}
 
 /** Server-Timing header with the per-stage breakdown of a frame (bench/liveness.ts reads it). */
 function serverTiming(t: FrameTimings): string {
@@ -17,10 +13,10 @@ function serverTiming(t: FrameTimings): string {
 }
 
 /** The spec's four active-liveness endpoints (503 MODULE_DISABLED while liveness.enabled is false: see core/module.ts). */
-export async function livenessRoutes(app: FastifyInstance, service: LivenessService): Promise<void> {
+export async function livenessRoutes(app: RouteScope, service: LivenessService): Promise<void> {
   const tags = ['liveness'];
 
-  app.post<{ Querystring: { num_challenges?: number; timeout_seconds?: number } }>(
+  app.post(
     '/api/v1/liveness/sessions',
     {
       schema: {
@@ -30,7 +26,7 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
         response: { 200: CreateResponseSchema, ...errorResponses(400, 429, 503) },
       },
     },
-    async (request, reply: FastifyReply) => {
+    async (request, reply) => {
       try {
         return service.createSession(request.ip, request.query.num_challenges, request.query.timeout_seconds);
       } catch (err) {
@@ -57,14 +53,14 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
       const form = await readMultipart(request);
       const image = requireFile(form, 'image');
       const timings = emptyFrameTimings();
-      const { session_id } = request.params as SessionParams;
+      const { session_id } = request.params;
       const result = await service.submitFrame(session_id, image, arrivedAt, timings);
       reply.header('server-timing', serverTiming(timings));
       return result;
     },
   );
 
-  app.get<{ Params: SessionParams }>(
+  app.get(
     '/api/v1/liveness/sessions/:session_id',
     {
       schema: {
@@ -77,7 +73,7 @@ export async function livenessRoutes(app: FastifyInstance, service: LivenessServ
     async (request) => service.info(request.params.session_id),
   );
 
-  app.delete<{ Params: SessionParams }>(
+  app.delete(
     '/api/v1/liveness/sessions/:session_id',
     {
       schema: {

@@ -10,7 +10,7 @@ const ChallengeTypeSchema = literalUnion(CHALLENGE_TYPES, {
   description: "TURN_LEFT and TURN_RIGHT are the user's own left and right (see docs/liveness.md)",
 });
 // Spelled out (not mapped over a plain array) so the static type keeps the literals instead of `never`.
-const StateSchema = Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('expired')], {
+export const SessionStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('expired')], {
   description: 'Session state',
 });
 const isoOrNull = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
@@ -46,7 +46,7 @@ export const FrameResultSchema = Type.Object(
     challenges_remaining: Type.Integer({ minimum: 0 }),
     session_complete: Type.Boolean({ description: 'True when every challenge has passed (state completed)' }),
     is_live: Type.Union([Type.Boolean(), Type.Null()], { description: 'null while the session runs; true when completed, false when failed' }),
-    state: StateSchema,
+    state: SessionStateSchema,
   },
   { additionalProperties: false },
 );
@@ -55,7 +55,7 @@ export const SessionInfoSchema = Type.Object(
   {
     session_id: Type.String(),
     challenges: Type.Array(ChallengeSchema),
-    state: StateSchema,
+    state: SessionStateSchema,
     current_challenge: Type.Union([ChallengeTypeSchema, Type.Null()], { description: 'null once the session has ended' }),
     challenges_remaining: Type.Integer({ minimum: 0 }),
     passed_challenges: Type.Array(ChallengeTypeSchema),

@@ -1,11 +1,11 @@
 import type { Static } from 'typebox';
 import { ConflictError } from '../../core/errors.js';
 import type { Challenge, ChallengeType } from './challenges.js';
-import type { FrameResultSchema } from './schema.js';
+import type { FrameResultSchema, SessionStateSchema } from './schema.js';
 import { judgeFrame, newProgress, seedBaseline, type ChallengeProgress, type FaceMeasures, type Judgement, type RuleSettings } from './challenge-rules.js';
 
 /** The spec's five session states. */
-export type SessionState = 'pending' | 'in_progress' | 'completed' | 'failed' | 'expired';
+export type SessionState = Static<typeof SessionStateSchema>;
 
 /**
  * Why a session failed definitively (events and GET carry it; docs/liveness.md explains each).

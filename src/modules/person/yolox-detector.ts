@@ -109,7 +109,7 @@ export const YOLOX_STRIDE = 32;
  * `inputSize` box; anything larger (an uploaded image, a bench frame) is resized with sharp first.
  *
  * With a fixed-shape model (the MANIFEST's 416x416) every frame is letterboxed into the square.
- * When the session's model has free spatial dims (freeYoloxInputDims, yolox-input-shape.ts; the network is fully
+ * When the session's model has free spatial dims (freeSpatialInputDims, runtime/free-input-dims.ts; the network is fully
  * convolutional), the input is shaped to the frame instead: its sides rounded up to a
  * multiple of 32, so a 16:9 frame scaled to a 416 long side runs on 416x256, not 416x416,
  * and `inputSize` (the long side) may differ from the file's 416.
@@ -121,7 +121,7 @@ export class YoloxPersonDetector {
   private readonly inputName: string;
   private readonly outputName: string;
 
-  /** `shaped`: the session was opened on the model with free spatial dims (freeYoloxInputDims); its frames' long side. */
+  /** `shaped`: the session was opened on the model with free spatial dims (freeSpatialInputDims); its frames' long side. */
   constructor(
     private readonly model: LoadedModel,
     shaped?: { longSide: number },

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { VigilConfig } from '../../config/schema.js';
 import { NotFoundError } from '../../core/errors.js';
 import type { CameraCounting } from './counting/camera-counting.js';
-import type { ZoneCounts } from './counting/rules.js';
 import { BASE_BUCKET_MS, BUCKETS, bucketStart, type BucketName } from './count-history.js';
 import type { VideoMqttState } from './counts-mqtt.js';
 import type { VideoStore } from './video-store.js';
@@ -64,9 +63,9 @@ export class CameraCountHistory {
    */
   async closeBuckets(startMs: number, now: number): Promise<void> {
     for (const [id, counting] of this.d.cameras()) {
-      for (const rule of counting.rules()) {
+      for (const { rule, counts } of counting.views()) {
         this.d.mqtt.bucket(id, rule, startMs, startMs + BASE_BUCKET_MS, this.d.store.history.get(id, rule, startMs));
-        const occ = rule.type === 'zone' ? ((counting.countsOf(rule.rule_id) as ZoneCounts).occupancy ?? 0) : 0;
+        const occ = 'occupancy' in counts ? counts.occupancy : 0;
         // A refused write (507 on a full disk) costs this zone's carried-over peak, not
         // the other rules' bucket messages.
         if (occ > 0)

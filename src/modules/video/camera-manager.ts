@@ -9,7 +9,7 @@ import { filePath, parseCameraSource, type CameraSource } from './camera-source.
 import { probeVideoFile, resolveFileSource } from './file-source-policy.js';
 import { CameraStream, type StreamSettings } from './camera-stream.js';
 import { CameraCounting } from './counting/camera-counting.js';
-import { checkId, makeLine, makeZone, type LineInput, type ZoneInput } from './counting/rules.js';
+import { checkId, makeLine, makeZone, type LineInput, type LineView, type RuleView, type ZoneInput, type ZoneView } from './counting/rules.js';
 import type { FfmpegInfo } from './ffmpeg-binary.js';
 import { RateMeter, type Frame } from './frame-ring.js';
 import type { VideoStore, StoredCamera } from './video-store.js';
@@ -17,9 +17,9 @@ import { CameraPipeline, type FrameConsumer } from './camera-pipeline.js';
 import { VideoMqttState } from './counts-mqtt.js';
 import type { BucketName } from './count-history.js';
 import { CameraCountHistory } from './camera-count-history.js';
-import { cameraStats, cameraSummary, cameraView, type CameraStats, type CameraSummary, type CameraView, type RuleView } from './camera-stats.js';
+import { cameraStats, cameraSummary, cameraView, type CameraStats, type CameraSummary, type CameraView } from './camera-stats.js';
 
-export type { CameraStats, CameraView, RuleView } from './camera-stats.js';
+export type { CameraStats, CameraView } from './camera-stats.js';
 
 interface Camera {
   stored: StoredCamera;
@@ -173,8 +173,8 @@ export class CameraManager {
 
   // ---- counting rules ----
 
-  async addRule(cameraId: string, type: 'line', input: LineInput): Promise<RuleView>;
-  async addRule(cameraId: string, type: 'zone', input: ZoneInput): Promise<RuleView>;
+  async addRule(cameraId: string, type: 'line', input: LineInput): Promise<LineView>;
+  async addRule(cameraId: string, type: 'zone', input: ZoneInput): Promise<ZoneView>;
   async addRule(cameraId: string, type: 'line' | 'zone', input: LineInput | ZoneInput): Promise<RuleView> {
     const camera = this.require(cameraId);
     const rule = type === 'line' ? makeLine(input as LineInput) : makeZone(input as ZoneInput);
@@ -188,17 +188,18 @@ export class CameraManager {
       camera.counting.removeRule(rule.rule_id);
       throw err;
     }
-    const counts = camera.counting.countsOf(rule.rule_id)!;
-    this.mqtt.counts(cameraId, rule, counts);
-    return { rule, counts };
+    const view = camera.counting.view(rule.rule_id)!;
+    this.mqtt.counts(cameraId, rule, view.counts);
+    return view;
   }
 
+  rules(cameraId: string, type: 'line'): LineView[];
+  rules(cameraId: string, type: 'zone'): ZoneView[];
+  rules(cameraId: string): RuleView[];
   rules(cameraId: string, type?: 'line' | 'zone'): RuleView[] {
-    const c = this.require(cameraId).counting;
-    return c
-      .rules()
-      .filter((r) => !type || r.type === type)
-      .map((rule) => ({ rule, counts: c.countsOf(rule.rule_id)! }));
+    return this.require(cameraId)
+      .counting.views()
+      .filter((v) => !type || v.rule.type === type);
   }
 
   async removeRule(cameraId: string, type: 'line' | 'zone', ruleId: string): Promise<void> {
@@ -354,9 +355,8 @@ export class CameraManager {
   }
 
   private publishCounts(cameraId: string, counting: CameraCounting, ruleId: string): void {
-    const rule = counting.rules().find((r) => r.rule_id === ruleId);
-    const counts = counting.countsOf(ruleId);
-    if (rule && counts) this.mqtt.counts(cameraId, rule, counts);
+    const view = counting.view(ruleId);
+    if (view) this.mqtt.counts(cameraId, view.rule, view.counts);
   }
 
   private async halt(camera: Camera): Promise<void> {

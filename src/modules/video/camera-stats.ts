@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { CameraSource } from './camera-source.js';
 import type { CameraStatus, CameraStream } from './camera-stream.js';
 import type { CameraCounting } from './counting/camera-counting.js';
-import type { CountingRule, LineCounts, ZoneCounts } from './counting/rules.js';
+import type { RuleView } from './counting/rules.js';
 import type { RateMeter } from './frame-ring.js';
 import type { CameraSchema } from './schema.js';
 import type { StoredCamera } from './video-store.js';
@@ -19,11 +19,6 @@ export interface CameraStats {
   dropped: number;
   restarts: number;
   rules: RuleView[];
-}
-
-export interface RuleView {
-  rule: CountingRule;
-  counts: LineCounts | ZoneCounts;
 }
 
 export interface CameraSummary {
@@ -71,7 +66,7 @@ export function cameraStats(cameras: Iterable<CameraParts>): CameraStats[] {
     processed_fps: c.stream.isRunning ? c.processed.rate(now) : 0,
     dropped: c.pipeline.dropped,
     restarts: c.stream.restarts,
-    rules: c.counting.rules().map((rule) => ({ rule, counts: c.counting.countsOf(rule.rule_id)! })),
+    rules: c.counting.views(),
   }));
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { Static } from 'typebox';
 import { AppError } from '../../core/errors.js';
 import { filePath, type CameraSource } from './camera-source.js';
 import { resolveFileSource } from './file-source-policy.js';
@@ -8,6 +9,7 @@ import { buildStreamArgs, isHwaccelFailure, parseInputCodec, usesHardware, type 
 import { FrameRing, RateMeter, type Frame } from './frame-ring.js';
 import { PpmStreamParser } from './ppm-stream.js';
 import { RestartPolicy, type RestartSettings } from './restart-policy.js';
+import type { CameraStatusSchema } from './schema.js';
 import { explainFailure, StderrRing } from './stderr-ring.js';
 
 /**
@@ -16,7 +18,7 @@ import { explainFailure, StderrRing } from './stderr-ring.js';
  * intensity was exceeded (retried after failed_retry_seconds, if set); ended: a file
  * played to its end without loop; stopped: removed or shutting down.
  */
-export type CameraStatus = 'starting' | 'running' | 'restarting' | 'failed' | 'ended' | 'stopped';
+export type CameraStatus = Static<typeof CameraStatusSchema>;
 
 export interface StreamSettings {
   binary: string;

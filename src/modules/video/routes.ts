@@ -1,9 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import { Type } from 'typebox';
 import { errorResponses } from '../../core/http-schemas.js';
-import type { CameraManager, RuleView } from './camera-manager.js';
-import type { LineCounts, ZoneCounts } from './counting/rules.js';
-import type { NormPoint } from './counting/rules.js';
+import type { RouteScope } from '../../core/module.js';
+import type { CameraManager } from './camera-manager.js';
+import type { RuleView } from './counting/rules.js';
 import { BadRequestError } from '../../core/errors.js';
 import { BUCKETS, bucketStart } from './count-history.js';
 import {
@@ -23,18 +22,16 @@ import {
   ZoneSchema,
 } from './schema.js';
 
-type IdParams = Static<typeof CameraIdParams>;
-type RParams = Static<typeof RuleParams>;
-
 const tags = ['video'];
 
-function ruleBody(v: RuleView) {
+/** A line or zone as the API shows it: the rule with its counts. */
+function ruleBody<V extends RuleView>(v: V): V['rule'] & { counts: V['counts'] } {
   return { ...v.rule, counts: v.counts };
 }
 
 /** /api/v1/video: the spec's camera endpoints plus counting lines, zones and counts. */
-export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, trackingState: () => { tracking: boolean; detail: string }): void {
-  app.post<{ Body: Static<typeof CreateCameraBody> }>(
+export function videoRoutes(app: RouteScope, manager: () => CameraManager, trackingState: () => { tracking: boolean; detail: string }): void {
+  app.post(
     '/api/v1/video/cameras',
     {
       schema: {
@@ -47,15 +44,13 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     async (req, reply) => reply.status(201).send(await manager().add(req.body)),
   );
 
-  app.get('/api/v1/video/cameras', { schema: { tags, summary: 'List cameras', response: { 200: { type: 'array', items: CameraSchema }, ...errorResponses(503) } } }, async () => manager().list());
+  app.get('/api/v1/video/cameras', { schema: { tags, summary: 'List cameras', response: { 200: Type.Array(CameraSchema), ...errorResponses(503) } } }, async () => manager().list());
 
-  app.get<{ Params: IdParams }>(
-    '/api/v1/video/cameras/:camera_id',
-    { schema: { tags, summary: 'One camera', params: CameraIdParams, response: { 200: CameraSchema, ...errorResponses(404, 503) } } },
-    async (req) => manager().get(req.params.camera_id),
+  app.get('/api/v1/video/cameras/:camera_id', { schema: { tags, summary: 'One camera', params: CameraIdParams, response: { 200: CameraSchema, ...errorResponses(404, 503) } } }, async (req) =>
+    manager().get(req.params.camera_id),
   );
 
-  app.delete<{ Params: IdParams }>(
+  app.delete(
     '/api/v1/video/cameras/:camera_id',
     {
       schema: { tags, summary: 'Remove a camera with its rules and counts', params: CameraIdParams, response: { 200: RemovedCamera, ...errorResponses(404, 503) } },
@@ -70,7 +65,7 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     ['enable', true],
     ['disable', false],
   ] as const) {
-    app.post<{ Params: IdParams }>(
+    app.post(
       `/api/v1/video/cameras/:camera_id/${action}`,
       {
         schema: {
@@ -86,7 +81,7 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     );
   }
 
-  app.get<{ Params: IdParams }>(
+  app.get(
     '/api/v1/video/cameras/:camera_id/snapshot',
     {
       schema: {
@@ -104,23 +99,19 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
   );
 
   // ---- lines ----
-  app.post<{ Params: IdParams; Body: Static<typeof CreateLineBody> }>(
+  app.post(
     '/api/v1/video/cameras/:camera_id/lines',
     {
       schema: { tags, summary: 'Add a counting line', params: CameraIdParams, body: CreateLineBody, response: { 201: LineSchema, ...errorResponses(400, 404, 409, 503) } },
     },
-    async (req, reply) => {
-      const { points, ...rest } = req.body;
-      const view = await manager().addRule(req.params.camera_id, 'line', { ...rest, points: points as NormPoint[] });
-      return reply.status(201).send(ruleBody(view));
-    },
+    async (req, reply) => reply.status(201).send(ruleBody(await manager().addRule(req.params.camera_id, 'line', req.body))),
   );
-  app.get<{ Params: IdParams }>(
+  app.get(
     '/api/v1/video/cameras/:camera_id/lines',
-    { schema: { tags, summary: 'Counting lines with their counts', params: CameraIdParams, response: { 200: { type: 'array', items: LineSchema }, ...errorResponses(404, 503) } } },
+    { schema: { tags, summary: 'Counting lines with their counts', params: CameraIdParams, response: { 200: Type.Array(LineSchema), ...errorResponses(404, 503) } } },
     async (req) => manager().rules(req.params.camera_id, 'line').map(ruleBody),
   );
-  app.delete<{ Params: RParams }>(
+  app.delete(
     '/api/v1/video/cameras/:camera_id/lines/:rule_id',
     { schema: { tags, summary: 'Delete a counting line and its counts', params: RuleParams, response: { 200: RemovedRule, ...errorResponses(404, 503) } } },
     async (req) => {
@@ -130,23 +121,19 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
   );
 
   // ---- zones ----
-  app.post<{ Params: IdParams; Body: Static<typeof CreateZoneBody> }>(
+  app.post(
     '/api/v1/video/cameras/:camera_id/zones',
     {
       schema: { tags, summary: 'Add a polygon zone', params: CameraIdParams, body: CreateZoneBody, response: { 201: ZoneSchema, ...errorResponses(400, 404, 409, 503) } },
     },
-    async (req, reply) => {
-      const { points, ...rest } = req.body;
-      const view = await manager().addRule(req.params.camera_id, 'zone', { ...rest, points: points as NormPoint[] });
-      return reply.status(201).send(ruleBody(view));
-    },
+    async (req, reply) => reply.status(201).send(ruleBody(await manager().addRule(req.params.camera_id, 'zone', req.body))),
   );
-  app.get<{ Params: IdParams }>(
+  app.get(
     '/api/v1/video/cameras/:camera_id/zones',
-    { schema: { tags, summary: 'Zones with their counts', params: CameraIdParams, response: { 200: { type: 'array', items: ZoneSchema }, ...errorResponses(404, 503) } } },
+    { schema: { tags, summary: 'Zones with their counts', params: CameraIdParams, response: { 200: Type.Array(ZoneSchema), ...errorResponses(404, 503) } } },
     async (req) => manager().rules(req.params.camera_id, 'zone').map(ruleBody),
   );
-  app.delete<{ Params: RParams }>(
+  app.delete(
     '/api/v1/video/cameras/:camera_id/zones/:rule_id',
     { schema: { tags, summary: 'Delete a zone and its counts', params: RuleParams, response: { 200: RemovedRule, ...errorResponses(404, 503) } } },
     async (req) => {
@@ -157,33 +144,25 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
 
   // ---- counts ----
   const counts = (cameraId: string) => {
-    const rules = manager().rules(cameraId);
     const t = trackingState();
     return {
       camera_id: cameraId,
       tracking: t.tracking,
       tracking_detail: t.detail,
-      lines: rules
-        .filter((r) => r.rule.type === 'line')
-        .map((r) => {
-          const rule = r.rule as Extract<RuleView['rule'], { type: 'line' }>;
-          const c = r.counts as LineCounts;
-          return { rule_id: rule.rule_id, name: rule.name, in_label: rule.in_label, out_label: rule.out_label, in: c.in, out: c.out };
-        }),
-      zones: rules
-        .filter((r) => r.rule.type === 'zone')
-        .map((r) => {
-          const c = r.counts as ZoneCounts;
-          return { rule_id: r.rule.rule_id, name: r.rule.name, entered: c.entered, exited: c.exited, occupancy: c.occupancy };
-        }),
+      lines: manager()
+        .rules(cameraId, 'line')
+        .map(({ rule, counts: c }) => ({ rule_id: rule.rule_id, name: rule.name, in_label: rule.in_label, out_label: rule.out_label, in: c.in, out: c.out })),
+      zones: manager()
+        .rules(cameraId, 'zone')
+        .map(({ rule, counts: c }) => ({ rule_id: rule.rule_id, name: rule.name, entered: c.entered, exited: c.exited, occupancy: c.occupancy })),
     };
   };
-  app.get<{ Params: IdParams }>(
+  app.get(
     '/api/v1/video/cameras/:camera_id/counts',
     { schema: { tags, summary: 'Counts of every line and zone of the camera', params: CameraIdParams, response: { 200: CountsResponse, ...errorResponses(404, 503) } } },
     async (req) => counts(req.params.camera_id),
   );
-  app.post<{ Params: IdParams; Body: Static<typeof ResetBody> | undefined }>(
+  app.post(
     '/api/v1/video/cameras/:camera_id/counts/reset',
     {
       schema: {
@@ -200,7 +179,7 @@ export function videoRoutes(app: FastifyInstance, manager: () => CameraManager, 
     },
   );
 
-  app.get<{ Params: IdParams; Querystring: Static<typeof HistoryQuery> }>(
+  app.get(
     '/api/v1/video/cameras/:camera_id/counts/history',
     {
       schema: {

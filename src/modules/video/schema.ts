@@ -19,15 +19,17 @@ export const CreateCameraBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const CameraStatusSchema = literalUnion(['starting', 'running', 'restarting', 'failed', 'ended', 'stopped'], {
+  description: 'starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped.',
+});
+
 export const CameraSchema = Type.Object({
   camera_id: Type.String(),
   source: Type.String({ description: 'The source; a password in an RTSP URL is shown as ***.' }),
   is_running: Type.Boolean({ description: 'True while the stream is starting (at most video.watchdog_seconds) or frames arrive.' }),
   fps: Type.Number({ description: 'Frames per second arriving from the source (after the max_fps limit), over the last 5 s.' }),
   frame_count: Type.Integer({ description: 'Frames captured since the camera was added (or the daemon started).' }),
-  status: literalUnion(['starting', 'running', 'restarting', 'failed', 'ended', 'stopped'], {
-    description: 'starting, running, restarting (backoff after a failure), failed (restart limit hit), ended (file played out), stopped.',
-  }),
+  status: CameraStatusSchema,
   last_error: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the camera is not running, or why it last failed while it restarts (credentials redacted); null once frames flow.',
   }),

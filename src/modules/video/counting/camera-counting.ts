@@ -1,7 +1,7 @@
 import type { TrackedPerson } from '../../person/bytetrack.js';
 import type { Pt } from './geometry.js';
 import { LineCounter } from './line-counter.js';
-import type { CountingRule, LineCounts, LineRule, ZoneCounts, ZoneRule } from './rules.js';
+import type { CountingRule, LineCounts, LineRule, RuleView, ZoneCounts, ZoneRule } from './rules.js';
 import { ZoneCounter } from './zone-counter.js';
 import { DEFAULT_TRACK_MEMORY, TrackMemory, type TrackMemorySettings } from './track-memory.js';
 
@@ -35,6 +35,12 @@ interface Entry {
   line?: LineCounter;
   zone?: ZoneCounter;
   counts: { in: number; out: number; entered: number; exited: number };
+}
+
+function viewOf(e: Entry): RuleView {
+  return e.rule.type === 'line'
+    ? { rule: e.rule, counts: { in: e.counts.in, out: e.counts.out } }
+    : { rule: e.rule, counts: { entered: e.counts.entered, exited: e.counts.exited, occupancy: e.zone?.occupancy ?? 0 } };
 }
 
 /** Bottom-centre of the box: where the person stands, the point that crosses floor lines. */
@@ -77,9 +83,18 @@ export class CameraCounting {
 
   /** Counts of one rule in its public shape. */
   countsOf(ruleId: string): LineCounts | ZoneCounts | undefined {
+    return this.view(ruleId)?.counts;
+  }
+
+  /** One rule with its counts, typed by the rule's kind. */
+  view(ruleId: string): RuleView | undefined {
     const e = this.entries.get(ruleId);
-    if (!e) return undefined;
-    return e.rule.type === 'line' ? { in: e.counts.in, out: e.counts.out } : { entered: e.counts.entered, exited: e.counts.exited, occupancy: e.zone?.occupancy ?? 0 };
+    return e && viewOf(e);
+  }
+
+  /** Every rule with its counts, in the order they were set. */
+  views(): RuleView[] {
+    return [...this.entries.values()].map(viewOf);
   }
 
   /** What is persisted (occupancy is live state and is not). */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from 'typebox';
 import { BadRequestError } from '../../../core/errors.js';
-import { doubleArea, selfIntersects, type Pt } from './geometry.js';
+import type { CreateLineBody, CreateZoneBody } from '../schema.js';
+import { doubleArea, selfIntersects } from './geometry.js';
 
 /** Points are fractions of the frame: [0,0] top-left, [1,1] bottom-right (independent of the stream's resolution). */
 export type NormPoint = [number, number];
@@ -41,6 +43,17 @@ export interface ZoneRule extends RuleBase {
 
 export type CountingRule = LineRule | ZoneRule;
 
+/** A rule with its counts, typed together: a line has in/out, a zone entered/exited/occupancy. */
+export interface LineView {
+  rule: LineRule;
+  counts: LineCounts;
+}
+export interface ZoneView {
+  rule: ZoneRule;
+  counts: ZoneCounts;
+}
+export type RuleView = LineView | ZoneView;
+
 export const DEFAULT_HYSTERESIS = 0.02;
 export const MAX_ZONE_POINTS = 64;
 
@@ -52,34 +65,25 @@ export function checkId(id: string, what: string): void {
   }
 }
 
-function checkPoints(points: NormPoint[]): void {
-  for (const p of points) {
-    if (!Number.isFinite(p[0]) || !Number.isFinite(p[1]) || p[0] < 0 || p[0] > 1 || p[1] < 0 || p[1] > 1) {
+/** The points as [x, y] pairs inside the frame (the request schema says so too; rules are also made from stored and test data). */
+function normPoints(points: readonly (readonly number[])[]): NormPoint[] {
+  return points.map((p) => {
+    const [x, y] = p;
+    if (p.length !== 2 || x === undefined || y === undefined) throw new BadRequestError('INVALID_POINTS', `point [${p.join(', ')}] is not an [x, y] pair`);
+    if (!Number.isFinite(x) || !Number.isFinite(y) || x < 0 || x > 1 || y < 0 || y > 1) {
       throw new BadRequestError('INVALID_POINTS', `point [${p.join(', ')}] is outside the frame: coordinates are fractions between 0 and 1`);
     }
-  }
+    return [x, y];
+  });
 }
 
-export interface LineInput {
-  rule_id?: string;
-  name?: string;
-  points: NormPoint[];
-  in_label?: string;
-  out_label?: string;
-  hysteresis?: number;
-}
-
-export interface ZoneInput {
-  rule_id?: string;
-  name?: string;
-  points: NormPoint[];
-  hysteresis?: number;
-}
+/** What POST .../lines and .../zones accept (their body schemas). */
+export type LineInput = Static<typeof CreateLineBody>;
+export type ZoneInput = Static<typeof CreateZoneBody>;
 
 export function makeLine(input: LineInput): LineRule {
-  if (input.points.length !== 2) throw new BadRequestError('INVALID_POINTS', 'a line has exactly two points');
-  checkPoints(input.points);
-  const [a, b] = input.points as [NormPoint, NormPoint];
+  const [a, b] = input.points.length === 2 ? normPoints(input.points) : [];
+  if (!a || !b) throw new BadRequestError('INVALID_POINTS', 'a line has exactly two points');
   if (Math.hypot(a[0] - b[0], a[1] - b[1]) < 0.01) throw new BadRequestError('INVALID_POINTS', 'the two points of a line must be at least 1% of the frame apart');
   const rule_id = input.rule_id ?? `line-${randomUUID().slice(0, 8)}`;
   checkId(rule_id, 'rule_id');
@@ -99,16 +103,16 @@ export function makeZone(input: ZoneInput): ZoneRule {
   if (input.points.length < 3 || input.points.length > MAX_ZONE_POINTS) {
     throw new BadRequestError('INVALID_POINTS', `a zone is a polygon of 3 to ${MAX_ZONE_POINTS} points`);
   }
-  checkPoints(input.points);
-  if (Math.abs(doubleArea(input.points as Pt[])) / 2 < 1e-4) throw new BadRequestError('INVALID_POINTS', 'the zone has (almost) no area');
-  if (selfIntersects(input.points as Pt[])) throw new BadRequestError('INVALID_POINTS', 'the zone polygon crosses itself');
+  const points = normPoints(input.points);
+  if (Math.abs(doubleArea(points)) / 2 < 1e-4) throw new BadRequestError('INVALID_POINTS', 'the zone has (almost) no area');
+  if (selfIntersects(points)) throw new BadRequestError('INVALID_POINTS', 'the zone polygon crosses itself');
   const rule_id = input.rule_id ?? `zone-${randomUUID().slice(0, 8)}`;
   checkId(rule_id, 'rule_id');
   return {
     rule_id,
     type: 'zone',
     name: input.name ?? rule_id,
-    points: input.points,
+    points,
     hysteresis: input.hysteresis ?? DEFAULT_HYSTERESIS,
     created_at: new Date().toISOString(),
   };
