@@ -16,6 +16,7 @@
  * --foot-cap N: counting sees each track's bottom capped at its top + the median height of its last N boxes (src/modules/person/foot-cap.ts).
  * --tiles N: frames delivered N times the detector input, detected as N x N tiles (bench/lib/detection-cache.ts).
  * --step N: the tracker sees every Nth frame (a camera processed below its source rate).
+ * --settle N, --reach R: a change of side counts after N frames clearly on the new side; a new id continues a lost one predicted within R box heights (src/modules/video/counting).
  * Detections are cached per frame under bench/out/cache (deterministic; see detection-cache.ts).
  * --oracle gt|gt-ids|det-ids: the annotated boxes instead of YOLOX's (gt: through ByteTrack; gt-ids: with the annotated
  *   identities, no tracker; det-ids: YOLOX's boxes with the identities of the annotated boxes they match, no tracker), with --jitter S (edges move by S box heights) and --dropout P (boxes missed): what
@@ -67,6 +68,7 @@ const { values: opts } = parseArgs({
     reassociate: { type: 'string' },
     band: { type: 'string' },
     smooth: { type: 'string' },
+    settle: { type: 'string' },
     amodal: { type: 'boolean', default: false },
     tiles: { type: 'string', default: '1' },
     input: { type: 'string', default: '416' },
@@ -104,6 +106,7 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
     ...(opts['height-frames'] ? { heightFrames: Number(opts['height-frames']) } : {}),
     ...(opts.band ? { personBand: Number(opts.band) } : {}),
     ...(opts.smooth ? { smoothFrames: Number(opts.smooth) } : {}),
+    ...(opts.settle ? { settleFrames: Number(opts.settle) } : {}),
     reassociateFrames: opts.reassociate ? Number(opts.reassociate) : Number(opts.buffer),
   });
   for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));
@@ -132,7 +135,7 @@ console.log(
 if (opts.oracle)
   console.log(`oracle detections: annotated boxes${opts.oracle === 'gt-ids' ? ' with annotated ids (no tracker)' : ' through ByteTrack'}, jitter ${opts.jitter} box heights, dropout ${opts.dropout}`);
 console.log(
-  `detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}`,
+  `detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}, settle ${opts.settle ?? 'default'}`,
 );
 console.log('');
 const rows: string[] = [];

@@ -43,6 +43,18 @@ function viewOf(e: Entry): RuleView {
     : { rule: e.rule, counts: { entered: e.counts.entered, exited: e.counts.exited, occupancy: e.zone?.occupancy ?? 0 } };
 }
 
+export interface CountingSettings extends TrackMemorySettings {
+  /**
+   * A change of side of a line counts once the person has stood clearly on the new side
+   * in this many processed frames (LineCounter). Three: on the random lines of
+   * bench/eval-tracking.ts it cut counts of crossings that did not happen (boxes that
+   * flick over a line and back, ids traded for a frame) without losing real ones.
+   */
+  settleFrames: number;
+}
+
+export const DEFAULT_SETTLE_FRAMES = 3;
+
 /** Bottom-centre of the box: where the person stands, the point that crosses floor lines. */
 export function anchorOf(t: { x1: number; x2: number; y2: number }): Pt {
   return [(t.x1 + t.x2) / 2, t.y2];
@@ -58,8 +70,12 @@ export class CameraCounting {
   private size = { width: 0, height: 0 };
   private readonly memory: TrackMemory;
 
-  constructor(settings: Partial<TrackMemorySettings> = {}) {
-    this.memory = new TrackMemory({ ...DEFAULT_TRACK_MEMORY, ...settings });
+  private readonly settleFrames: number;
+
+  constructor(settings: Partial<CountingSettings> = {}) {
+    const { settleFrames = DEFAULT_SETTLE_FRAMES, ...memory } = settings;
+    this.settleFrames = settleFrames;
+    this.memory = new TrackMemory({ ...DEFAULT_TRACK_MEMORY, ...memory });
   }
 
   setRule(rule: CountingRule, stored?: Stored): void {
@@ -126,7 +142,7 @@ export class CameraCounting {
       this.size = { width, height };
       for (const e of this.entries.values()) this.build(e);
     }
-    const { points, bands, continued } = this.memory.update(tracks);
+    const { points, bands, continued } = this.memory.update(tracks, width, height);
     for (const e of this.entries.values()) {
       for (const [from, to] of continued) {
         e.line?.rename(from, to);
@@ -152,9 +168,17 @@ export class CameraCounting {
     for (const e of this.entries.values()) {
       if (e.line) {
         const rule = e.rule as LineRule;
+        const crossed: { trackId: number; dir: 'in' | 'out' }[] = [];
         for (const t of tracks) {
           const dir = e.line.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), bands.get(t.trackId));
-          if (!dir) continue;
+          if (dir) crossed.push({ trackId: t.trackId, dir });
+        }
+        // A track gone for good while its change of side was settling still crossed.
+        for (const id of gone) {
+          const dir = e.line.forget(id);
+          if (dir) crossed.push({ trackId: id, dir });
+        }
+        for (const { trackId, dir } of crossed) {
           e.counts[dir]++;
           events.push({
             type: 'line_crossed',
@@ -162,14 +186,13 @@ export class CameraCounting {
             data: {
               rule_id: rule.rule_id,
               rule_name: rule.name,
-              track_id: t.trackId,
+              track_id: trackId,
               direction: dir,
               direction_label: dir === 'in' ? rule.in_label : rule.out_label,
               counts: { in: e.counts.in, out: e.counts.out },
             },
           });
         }
-        for (const id of gone) e.line.forget(id);
       } else if (e.zone) {
         const rule = e.rule as ZoneRule;
         const zone = e.zone;
@@ -205,7 +228,7 @@ export class CameraCounting {
     const px = (p: readonly [number, number]): Pt => [p[0] * width, p[1] * height];
     const margin = e.rule.hysteresis * Math.hypot(width, height);
     if (e.rule.type === 'line') {
-      e.line = new LineCounter(px(e.rule.points[0]), px(e.rule.points[1]), margin);
+      e.line = new LineCounter(px(e.rule.points[0]), px(e.rule.points[1]), margin, this.settleFrames);
       e.zone = undefined;
     } else {
       e.zone = new ZoneCounter(e.rule.points.map(px), margin);

@@ -4,15 +4,22 @@ interface TrackSide {
   side: 1 | -1;
   /** Where the anchor last stood clearly on that side. */
   at: Pt;
+  /** Clear observations on the other side since, and the first of them (a change of side not yet settled). */
+  pending?: { n: number; first: Pt };
 }
 
 /**
  * Counts one line. A track's side of the line changes only once its anchor is
  * farther than `margin` pixels from it, so an anchor jittering on the line never
- * flips back and forth (hysteresis); a change of side counts when the path from
- * the last clear position to the new one passes through the segment itself, so
- * walking round the end of a line counts nothing. A track first seen on one side
- * has no previous side: appearing (or re-appearing under a new id) never counts.
+ * flips back and forth (hysteresis in space), and only once it has stood clearly on
+ * the new side in `settle` observations without going back (hysteresis in time: a box
+ * whose edge flicks over the line and back for a frame or two, or two tracks that trade
+ * boxes for a frame, count nothing). A change of side counts when the path from the last
+ * clear position to the first one on the new side passes through the segment itself,
+ * so walking round the end of a line counts nothing. A track first seen on one side has
+ * no previous side: appearing (or re-appearing under a new id) never counts. A track
+ * forgotten while its change of side was still settling counts it then: a person who
+ * crosses a line and leaves the picture right after it is not lost.
  */
 export class LineCounter {
   private readonly sides = new Map<number, TrackSide>();
@@ -21,6 +28,7 @@ export class LineCounter {
     private readonly a: Pt,
     private readonly b: Pt,
     private readonly margin: number,
+    private readonly settle = 1,
   ) {}
 
   /**
@@ -33,14 +41,25 @@ export class LineCounter {
     if (Math.abs(d) <= Math.max(this.margin, personBand)) return null;
     const side: 1 | -1 = d > 0 ? 1 : -1;
     const prev = this.sides.get(trackId);
+    if (!prev || prev.side === side) {
+      this.sides.set(trackId, { side, at: anchor });
+      return null;
+    }
+    const pending = prev.pending ?? { n: 0, first: anchor };
+    pending.n++;
+    if (pending.n < this.settle) {
+      prev.pending = pending;
+      return null;
+    }
     this.sides.set(trackId, { side, at: anchor });
-    if (!prev || prev.side === side) return null;
-    if (!pathCrossesSegment(prev.at, anchor, this.a, this.b, this.margin)) return null;
-    return side === 1 ? 'in' : 'out';
+    return this.crossing(prev, pending.first);
   }
 
-  forget(trackId: number): void {
+  /** The track is gone for good; a change of side still settling counts now. */
+  forget(trackId: number): 'in' | 'out' | null {
+    const st = this.sides.get(trackId);
     this.sides.delete(trackId);
+    return st?.pending ? this.crossing(st, st.pending.first) : null;
   }
 
   /** A new track continues a lost one: it takes over the lost one's state. */
@@ -57,5 +76,10 @@ export class LineCounter {
 
   get trackedCount(): number {
     return this.sides.size;
+  }
+
+  private crossing(from: TrackSide, to: Pt): 'in' | 'out' | null {
+    if (!pathCrossesSegment(from.at, to, this.a, this.b, this.margin)) return null;
+    return from.side === 1 ? 'out' : 'in';
   }
 }

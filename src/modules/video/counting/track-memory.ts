@@ -4,7 +4,7 @@ import type { Pt } from './geometry.js';
 export interface TrackMemorySettings {
   /** A new track may continue one lost at most this many processed frames ago. */
   reassociateFrames: number;
-  /** ... whose last point lies within this many of its box heights of the new track's. */
+  /** ... whose predicted point lies within this many box heights of the new track's (pairs taken nearest first, one to one). */
   reassociateReach: number;
   /** The standing height of a person is the tallest box of their last this many frames. */
   heightFrames: number;
@@ -14,7 +14,7 @@ export interface TrackMemorySettings {
   smoothFrames: number;
 }
 
-export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 0.5, heightFrames: 1, personBand: 0, smoothFrames: 3 };
+export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 1, heightFrames: 1, personBand: 0, smoothFrames: 3 };
 
 interface Memory {
   at: Pt;
@@ -36,9 +36,10 @@ interface Memory {
  *   where it was.
  * - Which lost track a new id continues. When the tracker loses a person (occlusion, a
  *   missed detection run) and later starts a new id for them, the new id inherits the
- *   old one's side of every line and zone if it appears close to where the old one was
- *   last seen, shortly after: a person who crossed while unseen counts once, and a
- *   person re-acquired on the same side counts nothing.
+ *   old one's side of every line and zone if it appears within a box height of where the
+ *   old one would be by now (going on as it went), shortly after; new and lost ids are
+ *   paired one to one, nearest first. A person who crossed while unseen counts once, and
+ *   a person re-acquired on the same side counts nothing.
  */
 export class TrackMemory {
   private readonly mem = new Map<number, Memory>();
@@ -47,10 +48,11 @@ export class TrackMemory {
   constructor(private readonly s: TrackMemorySettings = DEFAULT_TRACK_MEMORY) {}
 
   /**
-   * Feeds one frame's tracks; returns their points and the [lost id, new id] pairs of
-   * tracks that continue lost ones (the caller moves its per-track state).
+   * Feeds one frame's tracks (in a width x height frame); returns their points and the
+   * [lost id, new id] pairs of tracks that continue lost ones (the caller moves its
+   * per-track state).
    */
-  update(tracks: readonly TrackedPerson[]): { points: Map<number, Pt>; bands: Map<number, number>; continued: [number, number][] } {
+  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; continued: [number, number][] } {
     this.frame++;
     const current = new Set(tracks.map((t) => t.trackId));
     const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
@@ -58,32 +60,40 @@ export class TrackMemory {
     if (fresh.length > 0 && this.s.reassociateReach > 0) {
       // Where each recently lost track would be now, going on as it went.
       const lost: { id: number; at: Pt; h: number }[] = [];
-      const others: Pt[] = [];
       for (const [id, m] of this.mem) {
-        if (current.has(id)) {
-          others.push(m.at);
-          continue;
-        }
+        if (current.has(id)) continue;
         const gap = this.frame - m.frame;
         if (gap > this.s.reassociateFrames) continue;
-        lost.push({ id, at: [m.at[0] + m.vel[0] * gap, m.at[1] + m.vel[1] * gap], h: Math.max(...m.heights) });
+        const at: Pt = [m.at[0] + m.vel[0] * gap, m.at[1] + m.vel[1] * gap];
+        // Going on as they went, they are out of the picture by now: they left, they are
+        // not hidden, and someone walking in there is someone else.
+        if (at[0] < 0 || at[0] > width || at[1] < 0 || at[1] > height) continue;
+        lost.push({ id, at, h: Math.max(...m.heights) });
       }
-      const freshPts = fresh.map((t) => ({ t, p: this.standingPoint(t, [t.y2 - t.y1]) }));
-      const near = (a: Pt, b: Pt, r: number) => Math.hypot(a[0] - b[0], a[1] - b[1]) <= r;
-      for (const { t, p } of freshPts) {
-        const r = (h: number) => this.s.reassociateReach * Math.max(h, t.y2 - t.y1);
-        const cands = lost.filter((l) => near(l.at, p, r(l.h)));
-        // Only when it is unambiguous: one lost track near, nobody else near the new one,
-        // and no other new track near the lost one. In a crowd, sides are not handed on.
-        if (cands.length !== 1) continue;
-        const c = cands[0]!;
-        if (others.some((o) => near(o, p, r(c.h)))) continue;
-        if (freshPts.some((f) => f.t !== t && near(f.p, c.at, r(c.h)))) continue;
-        const m = this.mem.get(c.id)!;
-        this.mem.delete(c.id);
-        this.mem.set(t.trackId, { ...m, recent: [] });
-        lost.splice(lost.indexOf(c), 1);
-        continued.push([c.id, t.trackId]);
+      // Every (new, lost) pair within reach, nearest first (distance in box heights), each
+      // track used once: in a crowd, where several people are lost and found together, each
+      // new id continues the lost one that would be where it appeared. Handing sides on only
+      // when one lost track alone was near (the earlier rule) dropped most re-acquisitions in
+      // crowds, which is where trackers lose people.
+      const pairs: { lostId: number; freshId: number; d: number }[] = [];
+      for (const t of fresh) {
+        const p = this.standingPoint(t, [t.y2 - t.y1]);
+        for (const l of lost) {
+          const d = Math.hypot(l.at[0] - p[0], l.at[1] - p[1]) / Math.max(l.h, t.y2 - t.y1);
+          if (d <= this.s.reassociateReach) pairs.push({ lostId: l.id, freshId: t.trackId, d });
+        }
+      }
+      pairs.sort((a, b) => a.d - b.d);
+      const takenLost = new Set<number>();
+      const takenFresh = new Set<number>();
+      for (const { lostId, freshId } of pairs) {
+        if (takenLost.has(lostId) || takenFresh.has(freshId)) continue;
+        takenLost.add(lostId);
+        takenFresh.add(freshId);
+        const m = this.mem.get(lostId)!;
+        this.mem.delete(lostId);
+        this.mem.set(freshId, { ...m, recent: [] });
+        continued.push([lostId, freshId]);
       }
     }
     const points = new Map<number, Pt>();
