@@ -327,6 +327,28 @@ describe('camera counting', () => {
     );
     assert.deepEqual(c.countsOf('l'), { in: 4, out: 2 });
   });
+
+  it('reports a count (view) only once its write has committed; countsOf is live', () => {
+    // Guards: a count read through the API before its LMDB write committed was lost to kill -9.
+    const c = new CameraCounting();
+    c.setRule(
+      makeLine({
+        rule_id: 'l',
+        points: [
+          [0, 0.5],
+          [1, 0.5],
+        ],
+        hysteresis: 0.01,
+      }),
+      { in: 4, out: 2 },
+    );
+    for (let y = 100; y <= 320; y += 20) c.process([person(1, 300, y)], [], 400, 400);
+    assert.deepEqual(c.countsOf('l'), { in: 5, out: 2 });
+    assert.deepEqual(c.view('l')?.counts, { in: 4, out: 2 });
+    assert.deepEqual(c.views()[0]?.counts, { in: 4, out: 2 });
+    c.markCommitted('l', c.storedCounts('l')!);
+    assert.deepEqual(c.view('l')?.counts, { in: 5, out: 2 });
+  });
 });
 
 describe('rule validation', () => {

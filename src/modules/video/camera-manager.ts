@@ -215,7 +215,9 @@ export class CameraManager {
     const camera = this.require(cameraId);
     if (ruleId && !camera.counting.has(ruleId)) throw new NotFoundError('RULE_NOT_FOUND', `camera ${cameraId} has no rule ${ruleId}`, { rule_id: ruleId });
     for (const id of camera.counting.reset(ruleId)) {
-      await this.d.store.putCounts(cameraId, id, camera.counting.storedCounts(id)!);
+      const zero = camera.counting.storedCounts(id)!;
+      await this.d.store.putCounts(cameraId, id, zero);
+      camera.counting.markCommitted(id, zero);
       this.publishCounts(cameraId, camera.counting, id);
     }
   }
@@ -308,11 +310,19 @@ export class CameraManager {
       persistCounts: (ev) => {
         const ruleId = ev.rule.rule_id;
         const counts = counting.storedCounts(ruleId);
-        if (counts) this.d.store.putCounts(id, ruleId, counts).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist counts'));
+        // The API and MQTT report a count once its write has committed (CameraCounting.view).
+        if (counts) {
+          this.d.store
+            .putCounts(id, ruleId, counts)
+            .then(() => {
+              counting.markCommitted(ruleId, counts);
+              this.publishCounts(id, counting, ruleId);
+            })
+            .catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist counts'));
+        }
         const what = ev.type === 'line_crossed' ? ev.data.direction : ev.type === 'person_entered' ? 'entered' : 'exited';
         const occupancy = ev.type === 'line_crossed' ? 0 : ev.data.counts.occupancy;
         this.d.store.history.add(id, ev.rule, what, occupancy, Date.now()).catch((err: unknown) => log.error({ err, rule_id: ruleId }, 'could not persist count history'));
-        this.publishCounts(id, counting, ruleId);
       },
     });
     for (const rule of counting.rules()) this.publishCounts(id, counting, rule.rule_id);

@@ -34,13 +34,15 @@ interface Entry {
   rule: CountingRule;
   line?: LineCounter;
   zone?: ZoneCounter;
-  counts: { in: number; out: number; entered: number; exited: number };
+  counts: Totals;
+  /** The counts known to be on disk: what view() and views() report. */
+  committed: Totals;
 }
 
-function viewOf(e: Entry): RuleView {
-  return e.rule.type === 'line'
-    ? { rule: e.rule, counts: { in: e.counts.in, out: e.counts.out } }
-    : { rule: e.rule, counts: { entered: e.counts.entered, exited: e.counts.exited, occupancy: e.zone?.occupancy ?? 0 } };
+type Totals = { in: number; out: number; entered: number; exited: number };
+
+function viewOf(e: Entry, c: Totals): RuleView {
+  return e.rule.type === 'line' ? { rule: e.rule, counts: { in: c.in, out: c.out } } : { rule: e.rule, counts: { entered: c.entered, exited: c.exited, occupancy: e.zone?.occupancy ?? 0 } };
 }
 
 export interface CountingSettings extends TrackMemorySettings {
@@ -80,7 +82,7 @@ export class CameraCounting {
 
   setRule(rule: CountingRule, stored?: Stored): void {
     const counts = { in: 0, out: 0, entered: 0, exited: 0, ...(stored ?? {}) };
-    const entry: Entry = { rule, counts };
+    const entry: Entry = { rule, counts, committed: { ...counts } };
     this.entries.set(rule.rule_id, entry);
     if (this.size.width > 0) this.build(entry);
   }
@@ -97,20 +99,32 @@ export class CameraCounting {
     return this.entries.has(ruleId);
   }
 
-  /** Counts of one rule in its public shape. */
+  /** Live counts of one rule in its public shape (evaluation and tests; the API reads view()). */
   countsOf(ruleId: string): LineCounts | ZoneCounts | undefined {
-    return this.view(ruleId)?.counts;
+    const e = this.entries.get(ruleId);
+    return e && viewOf(e, e.counts).counts;
   }
 
-  /** One rule with its counts, typed by the rule's kind. */
+  /**
+   * One rule with its counts as last committed to disk (occupancy live), typed by the rule's
+   * kind: what the API, MQTT and metrics report. A count is reported once its write has
+   * committed, so a count a client has seen survives kill -9 (a line read out 2 before a
+   * kill and out 1 after it while the write was in flight).
+   */
   view(ruleId: string): RuleView | undefined {
     const e = this.entries.get(ruleId);
-    return e && viewOf(e);
+    return e && viewOf(e, e.committed);
   }
 
   /** Every rule with its counts, in the order they were set. */
   views(): RuleView[] {
-    return [...this.entries.values()].map(viewOf);
+    return [...this.entries.values()].map((e) => viewOf(e, e.committed));
+  }
+
+  /** Records that `stored` (a storedCounts snapshot) has been committed to disk. */
+  markCommitted(ruleId: string, stored: Stored): void {
+    const e = this.entries.get(ruleId);
+    if (e) e.committed = { ...e.committed, ...stored };
   }
 
   /** What is persisted (occupancy is live state and is not). */
