@@ -15,8 +15,9 @@ describe('face: /detect and /verify on the real models', () => {
   let t: TestApp;
   before(async () => {
     // 16 requests at once below test answers under concurrency, not admission control: a queue
-    // deep enough that none is refused with 503 BUSY (test/hardening covers the refusals).
-    t = await testApp({ limits: { inference_queue: 64 } } as never);
+    // deep enough, and a wait long enough, that none is refused with 503 BUSY (test/hardening
+    // covers the refusals; at load average 24 the default 10 s wait ran out for the last ones).
+    t = await testApp({ limits: { inference_queue: 64, queue_wait_ms: 300_000 } } as never);
   });
   after(async () => t.close());
 
