@@ -38,15 +38,12 @@ import { multipart, type Part } from '../test/helpers/multipart.js';
 import { procCpu } from './lib/proc-cpu.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { bootstrapMedianCi, fmt, machineLine, median, summarize } from './lib/stats.js';
+import { numberArg } from './lib/cli-args.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const REQUESTS = arg('--requests', 40);
-const ITERATIONS = arg('--iterations', 20_000);
-const ROUNDS = arg('--rounds', 30);
-const SEED = arg('--seed', freshSeed());
+const REQUESTS = numberArg('--requests', 40);
+const ITERATIONS = numberArg('--iterations', 20_000);
+const ROUNDS = numberArg('--rounds', 30);
+const SEED = numberArg('--seed', freshSeed());
 const random = seededRandom(SEED);
 
 /** One /detect request's instrument calls, in order. */

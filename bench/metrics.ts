@@ -25,18 +25,15 @@ import { multipart, type Part } from '../test/helpers/multipart.js';
 import { procCpu } from './lib/proc-cpu.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { bootstrapMedianCi, fmt, machineLine, median, summarize, timeIt } from './lib/stats.js';
+import { numberArg } from './lib/cli-args.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('--n', 300);
-const ROUNDS = arg('--rounds', 48);
-const BLOCK = arg('--block', 8);
+const N = numberArg('--n', 300);
+const ROUNDS = numberArg('--rounds', 48);
+const BLOCK = numberArg('--block', 8);
 const SKIP_SCRAPE = process.argv.includes('--detect-only');
 const SKIP_DETECT = process.argv.includes('--scrape-only');
 const OFF_FIRST = process.argv.includes('--off-first');
-const SEED = arg('--seed', freshSeed());
+const SEED = numberArg('--seed', freshSeed());
 const random = seededRandom(SEED);
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 const OFF = { document: { enabled: false }, identity: { enabled: false }, liveness: { enabled: false } };

@@ -24,17 +24,14 @@ import sharp from 'sharp';
 import { Agent, request } from 'undici';
 import { packageRoot } from '../src/core/package-root.js';
 import { fmt, machineLine, summarize } from './lib/stats.js';
+import { numberArg } from './lib/cli-args.js';
 
 const ROOT = packageRoot();
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
-const CLIENTS = arg('clients', 200);
-const SECONDS = arg('seconds', 20);
-const BIG = arg('big', 24);
-const ROUNDS = arg('rounds', 3);
-const SINGLE = arg('single', 20);
+const CLIENTS = numberArg('--clients', 200);
+const SECONDS = numberArg('--seconds', 20);
+const BIG = numberArg('--big', 24);
+const ROUNDS = numberArg('--rounds', 3);
+const SINGLE = numberArg('--single', 20);
 const onlyIdx = process.argv.indexOf('--only');
 const ONLY = (onlyIdx > 0 ? process.argv[onlyIdx + 1]! : 'bounded,serial,open').split(',');
 
