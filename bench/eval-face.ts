@@ -17,7 +17,7 @@ import { loadConfig } from '../src/config/load.js';
 import type { VigilConfig } from '../src/config/schema.js';
 import { decodeImage, type RgbImage } from '../src/core/image-decode.js';
 import { alignFace } from '../src/modules/face/face-align.js';
-import { cosine, FaceRecognizer, RECOGNIZER_LAYOUTS } from '../src/modules/face/face-recognizer.js';
+import { cosine, type FaceRecognizer, RECOGNIZER_LAYOUTS } from '../src/modules/face/face-recognizer.js';
 import { RECOGNIZER_MODELS } from '../src/modules/face/model-names.js';
 import { FAR_TABLE, ScoreCalibration, IMPOSTOR_FITS } from '../src/modules/face/score-calibration.js';
 import { machineLine } from './lib/stats.js';
@@ -94,12 +94,12 @@ async function embedIdentities(det: Detector, extraLayouts: boolean): Promise<{ 
   return withApp(det, async (app) => {
     const recs: Record<string, FaceRecognizer> = {};
     for (const name of RECOGNIZERS) {
-      const m = await app.face.openModel(name);
-      if (!m) throw new Error(`${name} did not load`);
-      recs[name] = new FaceRecognizer(m, name);
+      const r = await app.face.openRecognizer(name);
+      if (!r) throw new Error(`${name} did not load`);
+      recs[name] = r;
       if (extraLayouts) {
         const l = RECOGNIZER_LAYOUTS[name]!;
-        recs[`${name} (${l.order === 'rgb' ? 'BGR' : 'RGB'} input)`] = new FaceRecognizer(m, name, { ...l, order: l.order === 'rgb' ? 'bgr' : 'rgb' });
+        recs[`${name} (${l.order === 'rgb' ? 'BGR' : 'RGB'} input)`] = (await app.face.openRecognizer(name, { ...l, order: l.order === 'rgb' ? 'bgr' : 'rgb' }))!;
       }
     }
     const items: Embedded[] = [];
@@ -113,7 +113,7 @@ async function embedIdentities(det: Detector, extraLayouts: boolean): Promise<{ 
       }
       const aligned = alignFace(img, face.kps);
       const emb: Record<string, Float32Array> = {};
-      for (const [k, r] of Object.entries(recs)) emb[k] = await r.embed(r.usesArcfaceCrop ? aligned : r.align(img, face.kps));
+      for (const [k, r] of Object.entries(recs)) emb[k] = await r.embed(r.usesArcfaceCrop ? aligned : await r.align(img, face));
       items.push({ id: f.labels.identity!, file: f.file, emb });
     }
     return { items, missed };

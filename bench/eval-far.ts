@@ -8,7 +8,8 @@
  * there, for the fit and for the calibration the service ships; then a held-out check of the
  * tail model: people split in two at random (a fresh seed each run, printed), fitted on one
  * half, the predicted FAR compared with the FAR measured on the other half's pairs, and how far
- * the fitted thresholds move over half-samples of the people.
+ * the fitted thresholds move over half-samples of the people; and the EER and TAR at FAR 0
+ * within each half of one more random split.
  *
  *   node --import tsx bench/eval-far.ts [--seed N] [--tail SHARE] [--detector scrfd_500m|scrfd_2.5g|yunet] [--json out.json]
  */
@@ -23,6 +24,7 @@ import { RECOGNIZER_MODELS } from '../src/modules/face/model-names.js';
 import { FAR_TABLE, IMPOSTOR_FITS, ScoreCalibration, type ImpostorFit } from '../src/modules/face/score-calibration.js';
 import { clopperPearson, impostorFit, tailThresholds, thresholdSpread } from './lib/far-stats.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
+import { eer, tarAtZeroFar } from './lib/face-eval-data.js';
 import { facePairs, labelledFaces, type LabelledFace } from './lib/face-pairs.js';
 import { machineLine } from './lib/stats.js';
 
@@ -103,6 +105,22 @@ function heldOut(rec: string, random: () => number): void {
   console.log();
 }
 
+/** Separation within each half of one random split of the people: a figure on people the other half does not contain. */
+function halves(rec: string, random: () => number): void {
+  const half = new Set(people.filter(() => random() < 0.5));
+  const score = (a: LabelledFace, b: LabelledFace) => cosine(a.emb[rec]!, b.emb[rec]!);
+  const parts = [
+    ['A', true],
+    ['B', false],
+  ] as const;
+  const line = parts.map(([name, inA]) => {
+    const { genuine, impostor } = facePairs(faces, score, (a, b) => half.has(a.person) === inA && half.has(b.person) === inA);
+    const imp = impostor.map((p) => p.s);
+    return `half ${name} (${people.filter((p) => half.has(p) === inA).length} people, ${genuine.length} genuine / ${imp.length} impostor pairs): EER ${pct(eer(genuine, imp))}, TAR at FAR 0 ${pct(tarAtZeroFar(genuine, imp))}`;
+  });
+  console.log(`One random split of the people: ${line.join('; ')}.\n`);
+}
+
 const random = seededRandom(seed);
 const fits: Record<string, ImpostorFit> = {};
 for (const rec of recognizers) {
@@ -123,6 +141,7 @@ for (const rec of recognizers) {
   const shipped = IMPOSTOR_FITS[rec];
   if (shipped) table('With the calibration the service ships:', shipped, genuine, scores);
   heldOut(rec, random);
+  halves(rec, random);
 }
 console.log('Fits for IMPOSTOR_FITS:\n\n```json\n' + JSON.stringify(fits, null, 1) + '\n```');
 const jsonOut = arg('--json');

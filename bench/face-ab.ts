@@ -6,9 +6,11 @@
  * else of the checkout changes. Requests go over HTTP with a pre-encoded multipart body (undici,
  * keep-alive), so the client's own cost stays small: /detect of a one-face 640x480 JPEG and of
  * the six-face group photo, and /verify of two one-face JPEGs, sequential and from 4
- * concurrent clients. Prints p50/p95 per build and the ratio this/base.
+ * concurrent clients. Prints p50/p95 per build and the ratio this/base, and the CPU time each
+ * daemon process used per request (all its threads, from /proc), which a loaded box inflates far
+ * less than wall time.
  *
- *   node --import tsx bench/face-ab.ts --base <rev> [--n 100] [--block 10]
+ *   node --import tsx bench/face-ab.ts --base <rev> [--n 100] [--block 10] [--env VIGIL_X=value ...]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -31,8 +33,12 @@ const N = Number(arg('--n')) || 100;
 // Requests per build before switching; a build's first requests after a switch find its model
 // weights out of the caches (the other build ran meanwhile), so smaller blocks measure colder.
 const BLOCK = Number(arg('--block')) || 10;
+// Settings both builds get, as environment variables: --env VIGIL_FACE_ENABLE_DEMOGRAPHICS=false (repeatable).
+const EXTRA_ENV = Object.fromEntries(
+  process.argv.flatMap((a, i) => (a === '--env' && process.argv[i + 1]?.includes('=') ? [process.argv[i + 1]!.split(/=(.*)/s).slice(0, 2) as [string, string]] : [])),
+);
 if (!BASE) {
-  console.error('usage: node --import tsx bench/face-ab.ts --base <git revision> [--n 100] [--block 10]');
+  console.error('usage: node --import tsx bench/face-ab.ts --base <git revision> [--n 100] [--block 10] [--env VIGIL_X=value ...]');
   process.exit(2);
 }
 
@@ -53,7 +59,7 @@ function buildRevision(rev: string): string {
 
 async function start(entry: string): Promise<Daemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ab-'));
-  const d = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn', VIGIL_LIMITS_INFERENCE_QUEUE: '64' }, { entry, timeoutMs: 120_000 });
+  const d = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn', VIGIL_LIMITS_INFERENCE_QUEUE: '64', ...EXTRA_ENV }, { entry, timeoutMs: 120_000 });
   // Listening comes before the models are warm: wait for the face module.
   for (let i = 0; i < 600; i++) {
     const health = (await (await fetch(`${d.url}/api/v1/admin/health`)).json()) as { modules: { face: boolean } };
@@ -61,6 +67,13 @@ async function start(entry: string): Promise<Daemon> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`face module of ${entry} did not come up`);
+}
+
+/** CPU time a process has used (all its threads, user + system), ms, from /proc: a cost that a loaded box's queueing does not inflate as it inflates wall time. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
@@ -96,28 +109,34 @@ async function main() {
     ],
   ];
   console.log(machineLine());
-  console.log(`builds: this checkout vs ${BASE}, both compiled and run as node dist/src/cli.js with the defaults; n=${N} per row, alternated in blocks of ${BLOCK} requests\n`);
-  console.log('| request | build | n | p50 ms | p95 ms | p50 this/base |');
-  console.log('|---|---|---|---|---|---|');
+  console.log(
+    `builds: this checkout vs ${BASE}, both compiled and run as node dist/src/cli.js with the defaults${Object.keys(EXTRA_ENV).length ? ` and ${JSON.stringify(EXTRA_ENV)}` : ''}; n=${N} per row, alternated in blocks of ${BLOCK} requests\n`,
+  );
+  console.log('| request | build | n | p50 ms | p95 ms | p50 this/base | daemon CPU ms per request | CPU this/base |');
+  console.log('|---|---|---|---|---|---|---|---|');
   try {
     for (const [label, path, parts] of cases) {
       for (const clients of [1, 4]) {
         const samples = builds.map(() => [] as number[]);
+        const cpu = builds.map(() => 0);
         for (const b of builds) for (let i = 0; i < 3; i++) await post(b.daemon.url, path, parts);
         for (let done = 0; done < N; done += BLOCK) {
           for (const [k, b] of builds.entries()) {
             let left = Math.min(BLOCK, N - done);
+            const c0 = cpuMs(b.daemon.proc.pid!);
             await Promise.all(
               Array.from({ length: clients }, async () => {
                 while (left-- > 0) samples[k]!.push(await post(b.daemon.url, path, parts));
               }),
             );
+            cpu[k]! += cpuMs(b.daemon.proc.pid!) - c0;
           }
         }
         const [mine, base] = samples.map(summarize) as [ReturnType<typeof summarize>, ReturnType<typeof summarize>];
+        const [cpuMine, cpuBase] = cpu.map((c, k) => c / samples[k]!.length) as [number, number];
         const how = clients === 1 ? 'sequential' : `${clients} concurrent`;
-        console.log(`| ${label}, ${how} | this | ${mine.n} | ${fmt(mine.p50)} | ${fmt(mine.p95)} | ${(mine.p50 / base.p50).toFixed(2)} |`);
-        console.log(`| ${label}, ${how} | base | ${base.n} | ${fmt(base.p50)} | ${fmt(base.p95)} | |`);
+        console.log(`| ${label}, ${how} | this | ${mine.n} | ${fmt(mine.p50)} | ${fmt(mine.p95)} | ${(mine.p50 / base.p50).toFixed(2)} | ${fmt(cpuMine)} | ${(cpuMine / cpuBase).toFixed(2)} |`);
+        console.log(`| ${label}, ${how} | base | ${base.n} | ${fmt(base.p50)} | ${fmt(base.p95)} | | ${fmt(cpuBase)} | |`);
       }
     }
   } finally {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { decodeImage } from '../../src/core/image-decode.js';
 import { alignFace } from '../../src/modules/face/face-align.js';
-import { FaceRecognizer } from '../../src/modules/face/face-recognizer.js';
+import type { FaceRecognizer } from '../../src/modules/face/face-recognizer.js';
 import type { ImpostorPair } from './far-stats.js';
 import { faceFiles, type FaceFile } from './face-eval-data.js';
 
@@ -50,9 +50,9 @@ function photoOf(f: FaceFile): string {
 export async function labelledFaces(app: FastifyInstance, recognizers: string[]): Promise<{ faces: LabelledFace[]; skipped: string[] }> {
   const recs: [string, FaceRecognizer][] = [];
   for (const name of recognizers) {
-    const m = await app.face.openModel(name);
-    if (!m) throw new Error(`${name} did not load`);
-    recs.push([name, new FaceRecognizer(m, name)]);
+    const r = await app.face.openRecognizer(name);
+    if (!r) throw new Error(`${name} did not load`);
+    recs.push([name, r]);
   }
   const faces: LabelledFace[] = [];
   const skipped: string[] = [];
@@ -73,7 +73,7 @@ export async function labelledFaces(app: FastifyInstance, recognizers: string[])
     for (const [i, face] of chosen.entries()) {
       const aligned = alignFace(img, face.kps);
       const emb: Record<string, Float32Array> = {};
-      for (const [name, r] of recs) emb[name] = await r.embed(r.usesArcfaceCrop ? aligned : r.align(img, face.kps));
+      for (const [name, r] of recs) emb[name] = await r.embed(r.usesArcfaceCrop ? aligned : await r.align(img, face));
       faces.push({ person: people[i]!, photo: photoOf(f), file: f.file, emb });
     }
   }

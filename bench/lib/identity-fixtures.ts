@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { VigilConfig } from '../../src/config/schema.js';
 import { decodeImage } from '../../src/core/image-decode.js';
 import { FaceService } from '../../src/modules/face/face-service.js';
-import { DETECTOR_MODELS, RECOGNIZER_MODELS } from '../../src/modules/face/model-names.js';
+import { DETECTOR_MODELS, RECOGNIZER_LANDMARKS, RECOGNIZER_MODELS } from '../../src/modules/face/model-names.js';
 import { resolveProfile } from '../../src/runtime/hw-profile.js';
 import { ModelRegistry } from '../../src/runtime/model-registry.js';
 import { readFileSync } from 'node:fs';
@@ -19,9 +19,12 @@ export interface RealFace {
 /** The face service on the real models (CPU), as the daemon builds it. */
 export async function faceService(config: VigilConfig): Promise<FaceService> {
   const models = new ModelRegistry(config.face.models_dir, resolveProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-  await models.load(DETECTOR_MODELS[config.face.detector]);
-  await models.load(RECOGNIZER_MODELS[config.face.recognizer]);
-  return new FaceService(models, config);
+  const face = new FaceService(models, config);
+  // Opened as the face module opens them (the detector's byte input, the recognizer's landmark model).
+  for (const name of [DETECTOR_MODELS[config.face.detector], RECOGNIZER_MODELS[config.face.recognizer]]) await face.openModel(name);
+  const landmarks = RECOGNIZER_LANDMARKS[RECOGNIZER_MODELS[config.face.recognizer]];
+  if (landmarks) await face.openModel(landmarks);
+  return face;
 }
 
 /** Embeddings of every photo of ../shared/testdata/faces/identities, sorted by identity and file. */

@@ -9788,7 +9788,7 @@ export interface operations {
                              */
                             detector: "scrfd_500m" | "scrfd_2.5g" | "yunet";
                             /**
-                             * @description commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.
+                             * @description commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer aligned on MediaPipe landmarks, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.
                              * @default default
                              */
                             profile: "default" | "commercial";

@@ -70,6 +70,11 @@ describe('face.profile: commercial', () => {
       const rec = models.find((m) => m.name === 'face_recognizer')!;
       assert.equal(rec.models![0]!.name, 'face_rec_dlib_resnet_128d');
       assert.match(rec.models![0]!.license, /public domain/);
+      // dlib's chip is fitted on MediaPipe landmarks: that model is part of the cleared stack too.
+      assert.deepEqual(
+        rec.models!.slice(1).map((m) => [m.name, m.commercial_use]),
+        [['face_landmarks_v2_478', true]],
+      );
       assert.equal(models.find((m) => m.name === 'demographics')!.loaded, false);
       for (const f of ['opencv_board.jpg', 'opencv_stuff.jpg']) {
         const res = await t.app.inject({ method: 'POST', url: '/api/v1/detect', ...multipart([{ name: 'image', file: file('noface', f) }]) });

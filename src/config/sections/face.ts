@@ -33,7 +33,7 @@ export const FaceSection = Type.Object(
     profile: Type.Union([Type.Literal('default'), Type.Literal('commercial')], {
       default: 'default',
       description:
-        "commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.",
+        "commercial: only models whose weights are licensed for commercial use (YuNet, dlib's ResNet recognizer aligned on MediaPipe landmarks, MiniFASNet; no demographics); fills detector, recognizer, det_thresh (0.9) and enable_demographics (false) when unset and refuses non-cleared choices. /api/v1/admin/models shows each model's licence.",
     }),
     recognizer: Type.Union([Type.Literal('mobilefacenet_128d'), Type.Literal('faceplugin_512d'), Type.Literal('dlib_resnet_128d')], {
       default: 'faceplugin_512d',

@@ -1,8 +1,11 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
+import { FaceLandmarker } from '../liveness/face-landmarker.js';
+import { MIN_PRESENCE } from '../liveness/face-measurer.js';
 import type { TensorLayout } from './detector-input.js';
+import { dlibChipTemplate, dlibPointsFromMesh } from './dlib-chip.js';
 import { alignFaceTo, ALIGNED_SIZE, ARCFACE_TEMPLATE, DLIB_CHIP_SIZE, DLIB_CHIP_TEMPLATE } from './face-align.js';
-import type { Point } from './face-geometry.js';
+import type { Point, RawFace } from './face-geometry.js';
 
 /**
  * Per-recognizer input layout (models/MANIFEST.json). The channel order is the one that
@@ -17,12 +20,25 @@ export const RECOGNIZER_LAYOUTS: Record<string, TensorLayout> = {
   face_rec_dlib_resnet_128d: { order: 'rgb', mean: 0, std: 1 },
 };
 
-/** The aligned crop each recognizer was trained on: ArcFace's 112x112, or dlib's 150x150 chip. */
-export const RECOGNIZER_CROPS: Record<string, { template: readonly Point[]; size: number }> = {
+/**
+ * The aligned crop each recognizer was trained on: ArcFace's 112x112 from the detector's five
+ * points, or dlib's 150x150 chip fitted on dense landmarks (dlib-chip.ts), with `template` the
+ * five-point approximation used when the landmark model finds no face in its crop.
+ */
+export interface RecognizerCrop {
+  template: readonly Point[];
+  size: number;
+  /** Fit dlib's 32 chip points read off MediaPipe landmarks (RECOGNIZER_LANDMARKS names the model). */
+  dense?: true;
+}
+
+export const RECOGNIZER_CROPS: Record<string, RecognizerCrop> = {
   face_rec_mobilefacenet_128d: { template: ARCFACE_TEMPLATE, size: ALIGNED_SIZE },
   face_rec_faceplugin_512d: { template: ARCFACE_TEMPLATE, size: ALIGNED_SIZE },
-  face_rec_dlib_resnet_128d: { template: DLIB_CHIP_TEMPLATE, size: DLIB_CHIP_SIZE },
+  face_rec_dlib_resnet_128d: { template: DLIB_CHIP_TEMPLATE, size: DLIB_CHIP_SIZE, dense: true },
 };
+
+const DLIB_DENSE_TEMPLATE = dlibChipTemplate(DLIB_CHIP_SIZE);
 
 /** NCHW float32 tensor data of an RGB image under a layout. */
 export function imageTensorData(img: RgbImage, layout: TensorLayout): Float32Array {
@@ -60,18 +76,23 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 /** Embeds aligned faces with one recognizer session. */
 export class FaceRecognizer {
   readonly layout: TensorLayout;
-  readonly crop: { template: readonly Point[]; size: number };
+  readonly crop: RecognizerCrop;
+  private readonly landmarker: FaceLandmarker | null;
 
+  /** `landmarks`: the dense landmark model (RECOGNIZER_LANDMARKS) for a recognizer whose crop needs it. */
   constructor(
     private readonly model: WorkerModel,
     readonly name: string,
-    layout?: TensorLayout,
+    opts: { layout?: TensorLayout; landmarks?: WorkerModel } = {},
   ) {
-    const l = layout ?? RECOGNIZER_LAYOUTS[name];
+    const l = opts.layout ?? RECOGNIZER_LAYOUTS[name];
     const crop = RECOGNIZER_CROPS[name];
     if (!l || !crop) throw new Error(`no input layout known for recognizer ${name}`);
+    if (crop.dense && !opts.landmarks) throw new Error(`recognizer ${name} is aligned on dense landmarks: pass the landmark model`);
     this.layout = l;
     this.crop = crop;
+    // [0, 1] input, as the liveness module feeds the same model.
+    this.landmarker = crop.dense && opts.landmarks ? new FaceLandmarker(opts.landmarks, 'unit') : null;
   }
 
   /** True when the recognizer takes the 112x112 ArcFace crop quality is measured on. */
@@ -79,9 +100,14 @@ export class FaceRecognizer {
     return this.crop.template === ARCFACE_TEMPLATE;
   }
 
-  /** The recognizer's own aligned crop of a face. */
-  align(img: RgbImage, kps: readonly Point[]): RgbImage {
-    return alignFaceTo(img, kps, this.crop.template, this.crop.size);
+  /** The recognizer's own aligned crop of a face (runs the landmark model in the pool when the crop needs it). */
+  async align(img: RgbImage, face: RawFace): Promise<RgbImage> {
+    if (this.landmarker) {
+      const lm = await this.landmarker.run(img, { bbox: face.box, landmarks: face.kps });
+      // The model's own face-presence head: below it, its points are not on a face.
+      if (lm.presence >= MIN_PRESENCE) return alignFaceTo(img, dlibPointsFromMesh(lm.image), DLIB_DENSE_TEMPLATE, this.crop.size);
+    }
+    return alignFaceTo(img, face.kps, this.crop.template, this.crop.size);
   }
 
   async embed(aligned: RgbImage): Promise<Float32Array> {

@@ -5,12 +5,13 @@ import type { RgbImage } from '../../core/image-decode.js';
 import type { WorkerModel } from '../../runtime/inference-worker.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
 import { DEMOGRAPHICS_MODEL, estimateDemographics } from './demographics.js';
+import type { TensorLayout } from './detector-input.js';
 import { alignFace } from './face-align.js';
 import { FaceDetector, type DetectorKind } from './face-detector.js';
 import { faceSize, type RawFace } from './face-geometry.js';
 import { assessQuality, type Quality } from './face-quality.js';
 import { cosine, FaceRecognizer } from './face-recognizer.js';
-import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_MODELS } from './model-names.js';
+import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_LANDMARKS, RECOGNIZER_MODELS } from './model-names.js';
 import { PassiveLiveness } from './passive-liveness.js';
 import type { FaceDetectionSchema, FaceResultSchema } from './schema.js';
 import { calibrationFor, type ScoreCalibration } from './score-calibration.js';
@@ -95,9 +96,10 @@ export class FaceService {
     this.calibration = calibrationFor(this.recognizerName);
   }
 
-  /** The models the configuration asks for: the detector, the recognizer and, when enabled, the liveness pair. */
+  /** The models the configuration asks for: the detector, the recognizer (and the landmark model its alignment needs) and, when enabled, the liveness pair. */
   requiredModels(): string[] {
-    return [this.detectorName, this.recognizerName, ...(this.face.enable_liveness ? LIVENESS_MODELS : [])];
+    const landmarks = RECOGNIZER_LANDMARKS[this.recognizerName];
+    return [this.detectorName, this.recognizerName, ...(landmarks ? [landmarks] : []), ...(this.face.enable_liveness ? LIVENESS_MODELS : [])];
   }
 
   /** Every face model this configuration runs (required and optional). */
@@ -118,6 +120,18 @@ export class FaceService {
     return (await this.models.load(name, this.modelTuning(name)))?.runner;
   }
 
+  /**
+   * A recognizer by manifest name with the models its alignment needs, loaded through the
+   * registry (benches compare recognizers the configuration does not run); undefined when one cannot load.
+   */
+  async openRecognizer(name: string, layout?: TensorLayout): Promise<FaceRecognizer | undefined> {
+    const model = await this.openModel(name);
+    const landmarksName = RECOGNIZER_LANDMARKS[name];
+    const landmarks = landmarksName ? await this.openModel(landmarksName) : undefined;
+    if (!model || (landmarksName && !landmarks)) return undefined;
+    return new FaceRecognizer(model, name, { layout, landmarks });
+  }
+
   /** How a face model's sessions are opened (the module contract loads the configured ones with it). */
   modelTuning(name: string): { intraOpThreads?: number } {
     // The detector runs first in every request, before anything else of it can run, so its
@@ -136,7 +150,8 @@ export class FaceService {
   }
 
   private recognizer(): FaceRecognizer {
-    return new FaceRecognizer(this.model(this.recognizerName), this.recognizerName);
+    const landmarks = RECOGNIZER_LANDMARKS[this.recognizerName];
+    return new FaceRecognizer(this.model(this.recognizerName), this.recognizerName, { landmarks: landmarks ? this.model(landmarks) : undefined });
   }
 
   private passiveLiveness(): PassiveLiveness {
@@ -196,8 +211,6 @@ export class FaceService {
     const t0 = performance.now();
     const recognizer = wantEmbed ? this.recognizer() : null;
     const aligned = wantQuality || recognizer?.usesArcfaceCrop ? alignFace(img, f.kps) : null;
-    // A recognizer trained on another crop (dlib's 150x150 chip) gets its own.
-    const recognizerInput = recognizer ? (recognizer.usesArcfaceCrop ? aligned : recognizer.align(img, f.kps)) : null;
     if (t) t.align += performance.now() - t0;
     // The models run concurrently (the pool spreads them over its workers), longest first so
     // that the two short liveness runs fill in behind them: the recognizer as soon as the
@@ -209,7 +222,9 @@ export class FaceService {
       if (t) t[stage] += performance.now() - start;
       return value;
     };
-    const embeddingP = recognizer && recognizerInput ? timed('embed', () => recognizer.embed(recognizerInput)) : Promise.resolve(null);
+    // A recognizer trained on another crop (dlib's 150x150 chip) gets its own; its dense
+    // landmark run counts in `embed`, and the other models do not wait for it.
+    const embeddingP = recognizer ? timed('embed', async () => recognizer.embed(aligned && recognizer.usesArcfaceCrop ? aligned : await recognizer.align(img, f))) : Promise.resolve(null);
     const demographicsP = demographicsModel ? timed('demographics', () => estimateDemographics(demographicsModel, img, [f])).then(([d]) => d ?? null) : Promise.resolve(null);
     const livenessP = wantLiveness ? timed('liveness', () => this.passiveLiveness().check(img, f.box)).then((l) => ({ is_live: l.is_live, score: r4(l.score) })) : Promise.resolve(null);
     let quality: Quality | null = null;

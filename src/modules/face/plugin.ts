@@ -2,7 +2,7 @@ import { defineModule } from '../../core/module.js';
 import { modelComponent } from '../../core/status-board.js';
 import { DEMOGRAPHICS_MODEL } from './demographics.js';
 import { FaceService } from './face-service.js';
-import { LIVENESS_MODELS } from './model-names.js';
+import { LIVENESS_MODELS, RECOGNIZER_LANDMARKS } from './model-names.js';
 import { faceRoutes } from './routes.js';
 import { describeCalibration } from './score-calibration.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
@@ -32,7 +32,9 @@ export default defineModule({
   models: ({ app: { face } }) => [...face.requiredModels(), ...face.optionalModels()].map((name) => ({ name, ...face.modelTuning(name) })),
   components: (service, { ctx: { config, models } }) => {
     const detectorReport = modelComponent(models, [service.detectorName]);
-    const recognizerReport = modelComponent(models, [service.recognizerName]);
+    // The landmark model a recognizer's alignment needs is part of it (dlib's chip, dlib-chip.ts).
+    const landmarks = RECOGNIZER_LANDMARKS[service.recognizerName];
+    const recognizerReport = modelComponent(models, [service.recognizerName, ...(landmarks ? [landmarks] : [])]);
     const calibration = describeCalibration(service.recognizerName);
     return {
       // The detector's note says whether the whole active face stack may be used commercially
