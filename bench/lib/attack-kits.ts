@@ -28,9 +28,12 @@ export interface Victim {
   others: RgbImage[];
 }
 
-/** A step of a ladder: the frame, and whether the attacker expects it to complete the challenge. */
+/**
+ * A step of a ladder: the frame (made when first asked for: a session that ends early never
+ * needs the strongest edits), and whether the attacker expects it to complete the challenge.
+ */
 export interface Step {
-  img: RgbImage;
+  img: () => RgbImage;
   action: boolean;
 }
 
@@ -62,9 +65,9 @@ function geometric(kind: 'warp' | 'slide' | 'perspective', t: ChallengeType): Ed
  * products); a blink is a painted frame followed by the photo again.
  */
 export function ladder(species: Species, t: ChallengeType, v: Victim): Step[] {
-  const steps: Step[] = [{ img: v.img, action: false }];
+  const steps: Step[] = [{ img: () => v.img, action: false }];
   if (species === 'replay') {
-    for (const o of v.others) steps.push({ img: o, action: true }, { img: E.mirror(o), action: true });
+    for (const o of v.others) steps.push({ img: () => o, action: true }, { img: () => E.mirror(o), action: true });
     return steps;
   }
   const kind = species === 'slide' || species === 'perspective' ? species : 'warp';
@@ -73,9 +76,9 @@ export function ladder(species: Species, t: ChallengeType, v: Victim): Step[] {
   if (geo) dirs.push(-dirs[0]! as 1 | -1);
   for (const d of dirs) {
     for (const s of STRENGTHS) {
-      const img = geo ? geometric(kind, t)(v, s, d) : expression(t, v, s, species === 'slide');
-      steps.push({ img: species === 'mirror' ? E.mirror(img) : img, action: true });
-      if (t === 'BLINK') steps.push({ img: v.img, action: true });
+      const make = () => (geo ? geometric(kind, t)(v, s, d) : expression(t, v, s, species === 'slide'));
+      steps.push({ img: species === 'mirror' ? () => E.mirror(make()) : make, action: true });
+      if (t === 'BLINK') steps.push({ img: () => v.img, action: true });
     }
   }
   return steps;

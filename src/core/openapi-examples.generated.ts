@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442"
+      "removed": "a6ae9027-bd18-43ab-b617-0ea6f76626ba"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "41fe4738-dd5c-4c03-9528-4e76c251304d"
+      "removed": "5cf331c4-63ff-4f5e-b7bd-53cb38c86c17"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "51f6497d-784a-4936-8718-718fa622f027"
+      "cancelled": "8781286c-159e-4eef-8d4c-dd820a1c2b35"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "815581db-5fb9-403b-bfc5-49e2ad600f73",
+      "removed": "2d73e1c4-6932-411b-abaf-8519f44d1b2b",
       "watchlist": "default",
       "samples": 1
     }
@@ -55,7 +55,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/admin/config": {
     "response": {
       "face": {
-        "models_dir": "/work/wt-trial/models",
+        "models_dir": "/work/wt-issue-22c/models",
         "ctx_id": 0,
         "det_thresh": 0.5,
         "det_size": [
@@ -77,7 +77,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "enable_ocr": true,
         "enable_mrz": true,
         "enable_face_extraction": true,
-        "models_dir": "/work/wt-trial/models"
+        "models_dir": "/work/wt-issue-22c/models"
       },
       "liveness": {
         "enabled": true,
@@ -92,7 +92,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "min_frame_interval_ms": 25,
         "min_action_ms": 150,
         "turn_degrees": 20,
-        "look_degrees": 15,
+        "look_degrees": 12,
         "same_person_threshold": 0.2,
         "max_sessions": 1000,
         "abuse_window_seconds": 900,
@@ -101,7 +101,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "person": {
         "enabled": true,
-        "model_path": "/work/wt-trial/models/person_det_yolox_nano_416.onnx",
+        "model_path": "/work/wt-issue-22c/models/person_det_yolox_nano_416.onnx",
         "confidence_threshold": 0.5,
         "detector_input": 416,
         "track_buffer_frames": 30,
@@ -147,7 +147,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "identity": {
         "enabled": true,
-        "watchlist_dir": "/tmp/vigil-test-5LTMna/watchlists",
+        "watchlist_dir": "/tmp/vigil-test-FWHoRw/watchlists",
         "cluster_threshold": 0.6,
         "alert_threshold": 0.5,
         "alert_thresholds": {},
@@ -179,7 +179,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "status": {
         "face": {
@@ -213,9 +213,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 81592336384,
+        "free_bytes": 82443005952,
         "reserve_bytes": 67108864,
-        "detail": "77812.5 MB free (reserve 64 MB)"
+        "detail": "78623.8 MB free (reserve 64 MB)"
       }
     }
   },
@@ -251,8 +251,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 414,
-            "warmup_ms": 52
+            "load_ms": 3777,
+            "warmup_ms": 939
           }
         ]
       },
@@ -271,8 +271,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 538,
-            "warmup_ms": 59
+            "load_ms": 4252,
+            "warmup_ms": 260
           }
         ]
       },
@@ -290,8 +290,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 388,
-            "warmup_ms": 47
+            "load_ms": 3465,
+            "warmup_ms": 422
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -301,8 +301,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 502,
-            "warmup_ms": 19
+            "load_ms": 2836,
+            "warmup_ms": 769
           }
         ]
       }
@@ -312,7 +312,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "bb8bd1d0c1c8dc8ebe854143a3aaf9ae5de0af34",
+      "commit": "2ac9aeaed2f3352181b7bf56106e0a90839f0e8a",
       "node": "v20.20.2",
       "models": [
         {
@@ -342,37 +342,37 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "8a0241f3-6779-4919-a939-b9f2bb6ae1da",
+        "id": "d689dab5-7de3-4547-a50e-8b9d9070df83",
         "type": "line_crossed",
-        "timestamp": "2026-11-25T14:57:49.310Z",
+        "timestamp": "2026-11-26T15:36:51.127Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
           "rule_name": "walkway",
-          "track_id": 4,
-          "direction": "out",
-          "direction_label": "north",
-          "counts": {
-            "in": 0,
-            "out": 4
-          }
-        },
-        "camera_id": "hall"
-      },
-      {
-        "id": "0c276726-9150-4eb4-a16c-63a79c774815",
-        "type": "line_crossed",
-        "timestamp": "2026-11-25T14:57:49.099Z",
-        "source": "video",
-        "data": {
-          "rule_id": "walkway",
-          "rule_name": "walkway",
-          "track_id": 5,
+          "track_id": 10,
           "direction": "out",
           "direction_label": "north",
           "counts": {
             "in": 0,
             "out": 3
+          }
+        },
+        "camera_id": "hall"
+      },
+      {
+        "id": "6e15daa8-5d66-4263-aec3-0cd3955ae855",
+        "type": "line_crossed",
+        "timestamp": "2026-11-26T15:36:50.818Z",
+        "source": "video",
+        "data": {
+          "rule_id": "walkway",
+          "rule_name": "walkway",
+          "track_id": 7,
+          "direction": "out",
+          "direction_label": "north",
+          "counts": {
+            "in": 0,
+            "out": 2
           }
         },
         "camera_id": "hall"
@@ -386,34 +386,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+        "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-25T14:57:50.226+00:00",
+        "created_at": "2026-11-26T15:36:53.224+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+      "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795618670228000",
-          "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
-          "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
+          "delivery_id": "1795707413267000",
+          "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+          "event_id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-25T14:57:50.228+00:00",
-          "updated_at": "2026-11-25T14:57:50.310+00:00",
+          "created_at": "2026-11-26T15:36:53.267+00:00",
+          "updated_at": "2026-11-26T15:36:53.762+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -426,10 +426,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
+          "cluster_id": "1504a60f-a2d5-4279-9439-ba8a50acc419",
           "size": 1,
-          "first_seen": "2026-11-25T14:57:39.038Z",
-          "last_seen": "2026-11-25T14:57:39.038Z",
+          "first_seen": "2026-11-26T15:36:15.405Z",
+          "last_seen": "2026-11-26T15:36:15.405Z",
           "watchlists": [
             "default"
           ],
@@ -489,10 +489,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "41fe4738-dd5c-4c03-9528-4e76c251304d",
+          "cluster_id": "5cf331c4-63ff-4f5e-b7bd-53cb38c86c17",
           "size": 1,
-          "first_seen": "2026-11-25T14:57:38.978Z",
-          "last_seen": "2026-11-25T14:57:38.978Z",
+          "first_seen": "2026-11-26T15:36:14.517Z",
+          "last_seen": "2026-11-26T15:36:14.517Z",
           "watchlists": [
             "default"
           ],
@@ -556,10 +556,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
+      "cluster_id": "1504a60f-a2d5-4279-9439-ba8a50acc419",
       "size": 1,
-      "first_seen": "2026-11-25T14:57:39.038Z",
-      "last_seen": "2026-11-25T14:57:39.038Z",
+      "first_seen": "2026-11-26T15:36:15.405Z",
+      "last_seen": "2026-11-26T15:36:15.405Z",
       "watchlists": [
         "default"
       ],
@@ -629,26 +629,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "51f6497d-784a-4936-8718-718fa622f027",
+      "session_id": "8781286c-159e-4eef-8d4c-dd820a1c2b35",
       "challenges": [
-        {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_RIGHT",
           "instruction": "turn head right",
           "timeout_seconds": 5
         },
         {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "OPEN_MOUTH",
+      "current_challenge": "TURN_RIGHT",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -656,10 +656,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-25T14:57:41.636Z",
-      "expires_at": "2026-11-25T15:02:41.636Z",
-      "challenge_started_at": "2026-11-25T14:57:41.643Z",
-      "challenge_deadline": "2026-11-25T14:57:46.643Z",
+      "created_at": "2026-11-26T15:36:41.951Z",
+      "expires_at": "2026-11-26T15:41:41.951Z",
+      "challenge_started_at": "2026-11-26T15:36:41.979Z",
+      "challenge_deadline": "2026-11-26T15:36:46.979Z",
       "ended_at": null
     }
   },
@@ -669,11 +669,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10,
-        "frame_count": 81,
+        "fps": 10.01,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10.02,
+        "processed_fps": 7.8,
         "decoder": "cpu",
         "loop": true,
         "enabled": true
@@ -685,11 +685,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10,
-      "frame_count": 81,
+      "fps": 10.01,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10.02,
+      "processed_fps": 7.8,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -707,7 +707,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "in_label": "south",
           "out_label": "north",
           "in": 0,
-          "out": 4
+          "out": 3
         }
       ],
       "zones": [
@@ -725,16 +725,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-24T14:45:00.000Z",
-      "to": "2026-11-25T14:57:49.961Z",
+      "from": "2026-11-25T15:30:00.000Z",
+      "to": "2026-11-26T15:36:51.769Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-25T14:45:00.000Z",
-          "end": "2026-11-25T15:00:00.000Z",
+          "start": "2026-11-26T15:30:00.000Z",
+          "end": "2026-11-26T15:45:00.000Z",
           "in": 0,
-          "out": 4,
+          "out": 3,
           "entered": 0,
           "exited": 0,
           "peak_occupancy": 0
@@ -762,10 +762,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T14:57:41.895Z",
+        "created_at": "2026-11-26T15:36:43.480Z",
         "counts": {
           "in": 0,
-          "out": 4
+          "out": 3
         }
       }
     ]
@@ -798,7 +798,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-25T14:57:41.904Z",
+        "created_at": "2026-11-26T15:36:43.666Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -827,14 +827,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
+          "identity_id": "53388138-146c-4694-9983-4810717884fa",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-25T14:57:38.547Z",
-          "updated_at": "2026-11-25T14:57:38.547Z"
+          "enrolled_at": "2026-11-26T15:36:10.900Z",
+          "updated_at": "2026-11-26T15:36:10.900Z"
         }
       ]
     }
@@ -845,12 +845,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+      "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-25T14:57:50.226+00:00",
+      "created_at": "2026-11-26T15:36:53.224+00:00",
       "enabled": true
     },
     "request": {
@@ -1161,13 +1161,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+      "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T14:57:50.226+00:00",
+      "created_at": "2026-11-26T15:36:53.224+00:00",
       "enabled": true
     },
     "request": {
@@ -1181,15 +1181,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795618670323000",
-      "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
-      "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
+      "delivery_id": "1795707413914000",
+      "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+      "event_id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-25T14:57:50.323+00:00",
-      "updated_at": "2026-11-25T14:57:50.323+00:00",
-      "next_attempt_at": "2026-11-25T14:57:50.323Z",
+      "created_at": "2026-11-26T15:36:53.914+00:00",
+      "updated_at": "2026-11-26T15:36:53.914+00:00",
+      "next_attempt_at": "2026-11-26T15:36:53.914Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1197,26 +1197,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+      "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-25T14:57:50.226+00:00",
+      "created_at": "2026-11-26T15:36:53.224+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
+        "id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-25T14:57:50.228Z",
+        "timestamp": "2026-11-26T15:36:53.267Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
+          "message": "test delivery to webhook a6ae9027-bd18-43ab-b617-0ea6f76626ba",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1225,15 +1225,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795618670228000",
-        "webhook_id": "62a0d2ee-1800-4cda-8e69-1ef2b87f5442",
-        "event_id": "b79c345c-e989-497a-9b80-de5c1f49c6d3",
+        "delivery_id": "1795707413267000",
+        "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+        "event_id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-25T14:57:50.228+00:00",
-        "updated_at": "2026-11-25T14:57:50.228+00:00",
-        "next_attempt_at": "2026-11-25T14:57:50.228Z",
+        "created_at": "2026-11-26T15:36:53.267+00:00",
+        "updated_at": "2026-11-26T15:36:53.267+00:00",
+        "next_attempt_at": "2026-11-26T15:36:53.267Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1300,7 +1300,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
+          "identity_id": "53388138-146c-4694-9983-4810717884fa",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1318,7 +1318,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
+        "identity_id": "53388138-146c-4694-9983-4810717884fa",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1328,7 +1328,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
+          "identity_id": "53388138-146c-4694-9983-4810717884fa",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1467,13 +1467,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "815581db-5fb9-403b-bfc5-49e2ad600f73",
+      "identity_id": "2d73e1c4-6932-411b-abaf-8519f44d1b2b",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "c3913acd-d9eb-4d0a-884b-7599765359b5",
+      "cluster_id": "1504a60f-a2d5-4279-9439-ba8a50acc419",
       "promoted_samples": 1
     },
     "request": {
@@ -1483,21 +1483,21 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "51f6497d-784a-4936-8718-718fa622f027",
+      "session_id": "8781286c-159e-4eef-8d4c-dd820a1c2b35",
       "challenges": [
-        {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_RIGHT",
           "instruction": "turn head right",
           "timeout_seconds": 5
         },
         {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         }
       ]
@@ -1505,8 +1505,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "51f6497d-784a-4936-8718-718fa622f027",
-      "challenge_type": "OPEN_MOUTH",
+      "session_id": "8781286c-159e-4eef-8d4c-dd820a1c2b35",
+      "challenge_type": "TURN_RIGHT",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1684,7 +1684,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": false,
       "fps": 0,
-      "frame_count": 82,
+      "frame_count": 86,
       "status": "stopped",
       "last_error": "disabled",
       "processed_fps": 0,
@@ -1699,10 +1699,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 82,
+      "frame_count": 86,
       "status": "starting",
       "last_error": "disabled",
-      "processed_fps": 10.04,
+      "processed_fps": 7.91,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -1726,7 +1726,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T14:57:41.895Z",
+      "created_at": "2026-11-26T15:36:43.480Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1773,7 +1773,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-25T14:57:41.904Z",
+      "created_at": "2026-11-26T15:36:43.666Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1805,7 +1805,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "25aba780-1280-45ae-8cbd-7cb5f7c161a0",
+      "identity_id": "53388138-146c-4694-9983-4810717884fa",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

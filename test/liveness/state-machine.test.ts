@@ -202,7 +202,7 @@ describe('liveness state machine (spec States table, injected clock)', () => {
 });
 
 describe('challenge rules', () => {
-  it('no pass without a neutral baseline first (a session cannot start mid-action)', () => {
+  it('no pass without a baseline frame first (a session cannot start mid-action)', () => {
     for (const type of ['TURN_LEFT', 'SMILE', 'OPEN_MOUTH', 'LOOK_UP'] as ChallengeType[]) {
       const p = newProgress();
       assert.equal(judgeFrame(type, p, ACTION[type], S, tick()).passed, false, type);
@@ -227,6 +227,19 @@ describe('challenge rules', () => {
     const j = judgeFrame('TURN_LEFT', p, m({ yaw: 13 }), S, tick());
     assert.equal(j.passed, true, 'from -8 to +13 is 21 degrees');
     assert.equal(j.confidence, 1);
+  });
+
+  // A real head swinging from one side to the other can cross the facing-the-camera zone
+  // between two frames (the Obama clip at 10 fps): the turn is measured from where it started.
+  it('a turn may start from a turned head, but must end turned to the asked side', () => {
+    const p = newProgress();
+    judgeFrame('TURN_RIGHT', p, m({ yaw: 29 }), S, tick());
+    assert.equal(judgeFrame('TURN_RIGHT', p, m({ yaw: 2 }), S, tick()).passed, false, 'back to the camera is not a turn to the right');
+    assert.equal(judgeFrame('TURN_RIGHT', p, m({ yaw: -7 }), S, tick()).passed, false, 'not yet turned past the neutral zone');
+    assert.equal(judgeFrame('TURN_RIGHT', p, m({ yaw: -13 }), S, tick()).passed, true);
+    const q = newProgress();
+    judgeFrame('TURN_LEFT', q, m({ yaw: -25 }), S, tick());
+    assert.equal(judgeFrame('TURN_LEFT', q, m({ yaw: 14 }), S, tick()).passed, true, 'from -25 straight to +14, no frame between');
   });
 
   it('a blink is open -> closed -> open; one closed eye is not a blink', () => {

@@ -49,13 +49,13 @@ export const LivenessSection = Type.Object(
       default: 20,
       minimum: 5,
       maximum: 60,
-      description: 'Head-turn challenges pass when the yaw moves this many degrees from the neutral frame.',
+      description: 'Head-turn challenges pass when the yaw moves this many degrees from the baseline frame, ending turned to the asked side.',
     }),
     look_degrees: Type.Number({
-      default: 15,
+      default: 12,
       minimum: 5,
       maximum: 60,
-      description: 'Look-up/down challenges pass when the pitch moves this many degrees from the neutral frame.',
+      description: 'Look-up/down challenges pass when the pitch moves this many degrees from the baseline frame (people nod 15-18 degrees; a 10 fps client sees 1-3 fewer).',
     }),
     same_person_threshold: Type.Number({
       default: 0.2,

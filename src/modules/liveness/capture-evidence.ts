@@ -40,7 +40,7 @@ export interface CaptureSettings {
   maxIdentical: number;
   /** Largest mean grey difference (0-255) of the background thumbnail cells between consecutive frames. */
   maxBackgroundChange: number;
-  /** Largest identical fraction between a turn's or look's completing frame and its neutral frame. */
+  /** Largest identical fraction between a turn's or look's completing frame and its baseline frame. */
   maxIdenticalToBaseline: number;
 }
 

@@ -18,11 +18,11 @@ export interface FaceMeasures {
 }
 
 export interface RuleSettings {
-  /** Yaw change from the neutral frame that a head turn must reach. */
+  /** Yaw change from the baseline frame that a head turn must reach. */
   turnDegrees: number;
-  /** Pitch change from the neutral frame that looking up or down must reach. */
+  /** Pitch change from the baseline frame that looking up or down must reach. */
   lookDegrees: number;
-  /** Least time (ms) between the neutral frame and the frame that completes the action. */
+  /** Least time (ms) between the first baseline frame and the frame that completes the action. */
   minActionMs: number;
 }
 
@@ -32,7 +32,10 @@ export interface RuleSettings {
  * smiles 0.69-0.97, open mouths 0.40-0.45 (jawOpen is conservative on speech-like openings).
  */
 export const RULES = {
-  /** A face counts as facing the camera for a turn or look baseline within this yaw. */
+  /**
+   * A face counts as facing the camera within this yaw: a look's baseline must, and a turn's
+   * completing frame must be turned past it by turnDegrees - neutralYaw to the asked side.
+   */
   neutralYaw: 12,
   smile: { neutralMax: 0.3, pass: 0.6 },
   jawOpen: { neutralMax: 0.15, pass: 0.35 },
@@ -41,18 +44,18 @@ export const RULES = {
 } as const;
 
 /**
- * Per-challenge memory: the neutral frame measured from (and when it arrived), when the first
- * neutral frame of the challenge arrived, and, for a blink, the strongest closure seen.
+ * Per-challenge memory: the baseline frame measured from (and when it arrived), when the first
+ * baseline frame of the challenge arrived, and, for a blink, the strongest closure seen.
  */
 export interface ChallengeProgress {
   baseline: FaceMeasures | null;
   baselineAt: number;
-  firstNeutralAt: number | null;
+  firstBaselineAt: number | null;
   closure: number | null;
 }
 
 export function newProgress(): ChallengeProgress {
-  return { baseline: null, baselineAt: 0, firstNeutralAt: null, closure: null };
+  return { baseline: null, baselineAt: 0, firstBaselineAt: null, closure: null };
 }
 
 /**
@@ -67,10 +70,18 @@ export interface Judgement {
   flat?: boolean;
 }
 
-function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
+/**
+ * Whether a frame may be a challenge's baseline. Any frame may start a turn: a head swinging
+ * from one side to the other can cross the facing-the-camera zone between two frames (at
+ * 10 fps a quick real turn spends one frame or none in it), and the completing frame must be
+ * turned to the asked side anyway. A look is measured from a frame facing the camera, so a
+ * turned head's pitch is not read as a nod.
+ */
+function isBaseline(type: ChallengeType, m: FaceMeasures): boolean {
   switch (type) {
     case 'TURN_LEFT':
     case 'TURN_RIGHT':
+      return true;
     case 'LOOK_UP':
     case 'LOOK_DOWN':
       return Math.abs(m.yaw) <= RULES.neutralYaw;
@@ -85,8 +96,9 @@ function isNeutral(type: ChallengeType, m: FaceMeasures): boolean {
 
 /**
  * Judges one frame against the current challenge. A challenge passes only on a transition
- * from a neutral frame seen while it was current: a turn or look must move the head by the
- * configured angle from that frame's pose (and `moved`: the frame changed since that one as a
+ * from a baseline frame seen while it was current (isBaseline): a turn or look must move the
+ * head by the configured angle from that frame's pose, a turn ending turned to the asked side
+ * (and `moved`: the frame changed since that one as a
  * turning 3-D head's does, its face region and the outline around it, where a warped photo's
  * do not; see silhouette.ts), a smile or open mouth must rise from a neutral
  * score past its threshold, and a blink must go open -> closed -> open. Frames that do not
@@ -100,9 +112,10 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
     switch (type) {
       case 'TURN_LEFT':
       case 'TURN_RIGHT': {
-        const delta = type === 'TURN_LEFT' ? m.yaw - base.yaw : base.yaw - m.yaw;
-        passed = delta >= settings.turnDegrees && moved;
-        flat = delta >= settings.turnDegrees && !moved;
+        const sign = type === 'TURN_LEFT' ? 1 : -1;
+        const turned = sign * (m.yaw - base.yaw) >= settings.turnDegrees && sign * m.yaw >= settings.turnDegrees - RULES.neutralYaw;
+        passed = turned && moved;
+        flat = turned && !moved;
         break;
       }
       case 'LOOK_UP':
@@ -132,22 +145,21 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
       }
     }
   }
-  // No challenge completes less than minActionMs after its first neutral frame: a faster one
-  // is a burst of prepared frames (issue 22). Counted from the first neutral frame, not the
+  // No challenge completes less than minActionMs after its first baseline frame: a faster one
+  // is a burst of prepared frames (issue 22). Counted from the first baseline frame, not the
   // latest: a real mouth opens or eyes blink within 100 ms of the last neutral frame.
-  if (passed && now - (progress.firstNeutralAt ?? now) < settings.minActionMs) passed = false;
+  if (passed && now - (progress.firstBaselineAt ?? now) < settings.minActionMs) passed = false;
   if (!passed && progress.closure === null) seedBaseline(type, progress, m, now);
   return flat ? { passed, confidence: 0, flat } : { passed, confidence: passed ? 1 : 0 };
 }
 
 /**
- * Offers a frame as the challenge's baseline. For turns and looks the neutral frame farthest
- * from the asked direction is kept, so a head turning slowly through the neutral zone is
- * measured from where it started rather than from its last neutral frame; for expressions
- * the latest neutral frame is kept.
+ * Offers a frame as the challenge's baseline. For turns and looks the frame farthest from the
+ * asked direction is kept, so a head turning slowly is measured from where it started rather
+ * than from its latest frame; for expressions the latest neutral frame is kept.
  */
 export function seedBaseline(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, now: number): void {
-  if (!isNeutral(type, m)) return;
+  if (!isBaseline(type, m)) return;
   const base = progress.baseline;
   if (base) {
     if (type === 'TURN_LEFT' && m.yaw >= base.yaw) return;
@@ -157,5 +169,5 @@ export function seedBaseline(type: ChallengeType, progress: ChallengeProgress, m
   }
   progress.baseline = m;
   progress.baselineAt = now;
-  progress.firstNeutralAt ??= now;
+  progress.firstBaselineAt ??= now;
 }

@@ -78,7 +78,7 @@ export class LivenessService {
   private readonly settings: RuleSettings;
   /** Capture evidence of each session's latest frames (dropped with the session). */
   private readonly samples = new WeakMap<LivenessSession, FrameSample[]>();
-  /** Capture evidence of each session's current neutral frame (what a turn or look is measured from). */
+  /** Capture evidence of each session's current baseline frame (what a turn or look is measured from). */
   private readonly baselines = new WeakMap<LivenessSession, { at: number; sample: FrameSample }>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeps = 0;
@@ -255,11 +255,11 @@ export class LivenessService {
   }
 
   /**
-   * Whether a frame changed since the current challenge's neutral frame as a turning or nodding
+   * Whether a frame changed since the current challenge's baseline frame as a turning or nodding
    * head does (only turns and looks ask): its face region is not largely the same pixels (a photo
    * warped inside its outline is), and the outline beside the face (turns) or above and below it
    * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts). Without the
-   * neutral frame's evidence nothing counts as moved.
+   * baseline frame's evidence nothing counts as moved.
    */
   private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample): boolean {
     const axis = type === 'TURN_LEFT' || type === 'TURN_RIGHT' ? 'yaw' : type === 'LOOK_UP' || type === 'LOOK_DOWN' ? 'pitch' : null;

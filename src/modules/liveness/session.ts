@@ -191,7 +191,7 @@ export class LivenessSession {
     return j;
   }
 
-  /** Arrival time of the current challenge's neutral frame, or null before one is seen. */
+  /** Arrival time of the current challenge's baseline frame, or null before one is seen. */
   get baselineAt(): number | null {
     return this.progress.baseline ? this.progress.baselineAt : null;
   }

@@ -1,7 +1,7 @@
 import type { FrameSample } from './capture-evidence.js';
 
 /**
- * Whether the head's outline moved between the neutral frame a turn or look is measured from
+ * Whether the head's outline moved between the baseline frame a turn or look is measured from
  * and the frame that completes it: the 3-D evidence a flat photo cannot give.
  *
  * A real head turning 20 degrees changes its silhouette against the background: the far cheek
@@ -28,7 +28,7 @@ const BLOCKS_PER_FACE = 12;
 
 /**
  * The band a turn (yaw: beside the cheeks, ears and temples) or look (pitch: above the
- * forehead and below the chin) must change, in face-box units from the neutral frame's box
+ * forehead and below the chin) must change, in face-box units from the baseline frame's box
  * centre: from the box's edge out to the sampled margin.
  */
 function inBand(axis: 'yaw' | 'pitch', u: number, v: number): boolean {
