@@ -65,7 +65,7 @@ const MRZ_ROW_GROWTH = 1.35;
 
 /**
  * The last read of a zone whose fused reads still fail a check: rows cut no taller than
- * their boxes. Grown crops take in some of the rows above and below, which the recogniser
+ * their boxes, kept when its rows decode to the layout's length and its checks hold. Grown crops take in some of the rows above and below, which the recogniser
  * mostly ignores; on small, turned or blurred print it does not (a 17-degree phone
  * screenshot's TD3, 14-pixel characters at a 20-pixel row pitch, read XEC as X50 in every
  * grown pass and right in this one).
@@ -228,12 +228,17 @@ export class MrzReader {
       set.map((r) => r.quad),
       TIGHT_PASS,
     );
+    // Read alone, without the other passes to average out its mistakes, it is trusted only
+    // when every row decoded to exactly the layout's length (no position left for the
+    // alignment to guess): a shorter read, aligned and then "repaired" into holding
+    // checks, gave a visa a wrong document number that passed them.
+    if (!tight.every((r) => r.read.text.length === length)) return fused;
     const alone = this.finish(
       set,
       tight.map((r) => fuse([this.align(r, length)])),
       length,
     );
-    return alone && (!fused || score(alone) > score(fused)) ? alone : fused;
+    return alone?.parsed.result.check_digits_valid && (!fused || score(alone) > score(fused)) ? alone : fused;
   }
 
   /** Repairs and parses a zone's per-position distributions; undefined when they make no plausible MRZ. */
