@@ -68,6 +68,9 @@ describe('MRZ plausibility and the document_scanned payload', () => {
   it('rejects text forced into a layout: no ICAO document letter, impossible dates, no fillers', () => {
     const real = parseMrz(['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122F1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'])!;
     assert.equal(plausible(real), true);
+    // Names and optional data that fill their fields leave only the names separator: still an MRZ.
+    const full = parseMrz(['IDCUWTRIEMLESTGRESTCAEQ<<YAACKQEPHOU', 'QB79368235CUW6210250M3712029Q6G78C52'])!;
+    assert.equal(plausible(full), true);
     const garbage = parseMrz(['USGOVMMNSA1IPL2SSIFOM176RV0209', '5443116F3411115SSAMPLEESAMMPL6', 'IAUSAOOOOOOOOBBLINTOLLZSOOTO<<'])!;
     assert.equal(plausible(garbage), false);
   });

@@ -135,6 +135,16 @@ export class DocumentService {
       const full = same ? undefined : (await this.readMrz(w, page))?.reading;
       if (full && (!fast || mrzScore(full) >= mrzScore(fast))) reading = full;
     }
+    if (!reading?.parsed.result.check_digits_valid && quick.page.turns % 2 === 1) {
+      // A sideways page's boxes were detected before it was turned, and the detector finds
+      // vertical text less surely than level text (the second row of a sideways visa, next to
+      // the card's edge, went unseen). The turned page is detected again, only when the zone
+      // was not read: level detection is not better everywhere (it cut a sideways TD1's
+      // rows before their fillers where the sideways boxes held them).
+      const level: UprightPage = { ...quick.page, boxes: await this.engine.detect(quick.page.image) };
+      const again = await this.mrzReader.read(level, quick.source);
+      if (again && (!reading || mrzScore(again) > mrzScore(reading))) reading = again;
+    }
     reading ??= await this.readTiles(w);
     if (!reading) throw new UnprocessableError('NO_MRZ', 'no machine-readable zone was found in "image"', { field: 'image' });
     return reading.parsed.result;
