@@ -66,7 +66,8 @@ const MRZ_ROW_GROWTH = 1.35;
 
 /**
  * The last read of a zone whose fused reads still fail a check: rows cut no taller than
- * their boxes, kept when its rows decode to the layout's length and its checks hold. Grown crops take in some of the rows above and below, which the recogniser
+ * their boxes, kept when its rows decode to the layout's length and its checks hold.
+ * Grown crops take in some of the rows above and below, which the recogniser
  * mostly ignores; on small, turned or blurred print it does not (a 17-degree phone
  * screenshot's TD3, 14-pixel characters at a 20-pixel row pitch, read XEC as X50 in every
  * grown pass and right in this one).
