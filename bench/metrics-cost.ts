@@ -33,12 +33,12 @@ import { loadConfig } from '../src/config/load.js';
 import { installHttpMetrics, recordHttp } from '../src/core/http-metrics.js';
 import { Metrics } from '../src/core/metrics.js';
 import { packageRoot } from '../src/core/package-root.js';
-import { spawnDaemon } from '../test/helpers/daemon.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
 import { procCpu } from './lib/proc-cpu.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { bootstrapMedianCi, fmt, machineLine, median, summarize } from './lib/stats.js';
 import { numberArg } from './lib/cli-args.js';
+import { spawnFaceOnlyDaemon } from './lib/face-only-daemon.js';
 
 const REQUESTS = numberArg('--requests', 40);
 const ITERATIONS = numberArg('--iterations', 20_000);
@@ -127,20 +127,7 @@ async function record(parts: Part[]): Promise<Recorded> {
 
 /** The request's own cost, same run: a spawned daemon with metrics off, 4 clients, CPU per request. */
 async function requestCost(parts: Part[]): Promise<{ totalMs: number; mainMs: number; wallP50: number }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-metrics-cost-'));
-  const d = await spawnDaemon(
-    {
-      VIGIL_DATA_DIR: dataDir,
-      VIGIL_LOG_LEVEL: 'warn',
-      VIGIL_SERVER_METRICS: 'false',
-      VIGIL_DOCUMENT_ENABLED: 'false',
-      VIGIL_IDENTITY_ENABLED: 'false',
-      VIGIL_LIVENESS_ENABLED: 'false',
-      VIGIL_PERSON_ENABLED: 'false',
-      VIGIL_LIMITS_INFERENCE_QUEUE: '16',
-    },
-    { timeoutMs: 180_000 },
-  );
+  const d = await spawnFaceOnlyDaemon(false);
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
   try {
     const post = async () => {
@@ -167,7 +154,7 @@ async function requestCost(parts: Part[]): Promise<{ totalMs: number; mainMs: nu
     await agent.close();
     d.proc.kill('SIGTERM');
     await d.exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(d.dataDir, { recursive: true, force: true });
   }
 }
 

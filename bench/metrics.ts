@@ -20,12 +20,13 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { packageRoot } from '../src/core/package-root.js';
-import { spawnDaemon, type Daemon } from '../test/helpers/daemon.js';
+import type { Daemon } from '../test/helpers/daemon.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
 import { procCpu } from './lib/proc-cpu.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { bootstrapMedianCi, fmt, machineLine, median, summarize, timeIt } from './lib/stats.js';
 import { numberArg } from './lib/cli-args.js';
+import { spawnFaceOnlyDaemon } from './lib/face-only-daemon.js';
 
 const N = numberArg('--n', 300);
 const ROUNDS = numberArg('--rounds', 48);
@@ -111,25 +112,6 @@ async function scrapeBench(): Promise<void> {
   }
 }
 
-async function startDaemon(metrics: boolean): Promise<Daemon & { dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-detect-'));
-  const d = await spawnDaemon(
-    {
-      VIGIL_DATA_DIR: dataDir,
-      VIGIL_LOG_LEVEL: 'warn',
-      VIGIL_SERVER_METRICS: String(metrics),
-      VIGIL_DOCUMENT_ENABLED: 'false',
-      VIGIL_IDENTITY_ENABLED: 'false',
-      VIGIL_LIVENESS_ENABLED: 'false',
-      VIGIL_PERSON_ENABLED: 'false',
-      // Four clients at once: they queue rather than meet admission control's 503.
-      VIGIL_LIMITS_INFERENCE_QUEUE: '16',
-    },
-    { timeoutMs: 180_000 },
-  );
-  return Object.assign(d, { dataDir });
-}
-
 async function post(base: string, parts: Part[]): Promise<number> {
   const { payload, headers } = multipart(parts);
   const t0 = performance.now();
@@ -162,7 +144,7 @@ async function detectBench(): Promise<void> {
   // starts the two metrics-off daemons first, to tell that from the metrics cost.
   const startOrder = OFF_FIRST ? [1, 3, 0, 2] : [0, 1, 2, 3];
   const started = new Map<number, Daemon & { dataDir: string }>();
-  for (const i of startOrder) started.set(i, await startDaemon(roles[i]!.metrics));
+  for (const i of startOrder) started.set(i, await spawnFaceOnlyDaemon(roles[i]!.metrics));
   const builds = roles.map((r, i) => ({ name: r.name, d: started.get(i)! }));
   console.log(`daemons started in the order ${startOrder.map((i) => roles[i]!.name).join(', ')}; seed ${SEED} (bootstrap resampling)`);
   const orders = [
