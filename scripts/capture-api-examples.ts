@@ -19,9 +19,22 @@ const examples: Record<string, OperationExample> = {};
 // The camera plays a shared clip: the test data folder is a file root, as in the video tests.
 const t = await testApp({ video: { enabled: true, file_roots: [testdata()] }, events: { max_attempts: 1 } });
 
+// The folders of this run stand for where an installed box keeps them (scripts/install.sh's
+// PREFIX, systemd/vigil.service's VIGIL_DATA_DIR and the default media file root), so the
+// published examples carry no developer's folders and do not change with the checkout.
+const PLACES: [string, string][] = [
+  [testdata(), '/var/lib/vigil/media'],
+  [t.dataDir, '/var/lib/vigil'],
+  [packageRoot(), '/opt/vigil'],
+];
+const placed = (s: string) => PLACES.reduce((acc, [from, to]) => acc.split(from).join(to), s);
+
 function trim(v: unknown): unknown {
   if (Array.isArray(v)) return (v.length > 6 ? v.slice(0, 3) : v).map(trim);
-  if (typeof v === 'string' && v.length > 300) return `${v.slice(0, 300)}...`;
+  if (typeof v === 'string') {
+    const s = placed(v);
+    return s.length > 300 ? `${s.slice(0, 300)}...` : s;
+  }
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, trim(x)]));
   return v;
 }
@@ -53,7 +66,7 @@ async function call(method: string, template: string, opts: { params?: Record<st
       ex.mediaType = type;
       ex.response = trim(res.body);
     }
-    if (opts.json !== undefined) ex.request = opts.json;
+    if (opts.json !== undefined) ex.request = trim(opts.json);
     // Numeric form fields are numbers in the multipart schema.
     if (opts.form) ex.request = Object.fromEntries(opts.form.map((p) => [p.name, 'file' in p ? `<${p.contentType} bytes>` : /^-?\d+(\.\d+)?$/.test(p.value) ? Number(p.value) : p.value]));
     examples[key] = ex;

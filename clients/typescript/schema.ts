@@ -1058,37 +1058,37 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "d689dab5-7de3-4547-a50e-8b9d9070df83",
+                     *         "id": "156969b1-7f86-4d2c-ac77-32b5750fd1f5",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-26T15:36:51.127Z",
+                     *         "timestamp": "2026-11-26T16:52:18.985Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 10,
+                     *           "track_id": 4,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 3
+                     *             "out": 4
                      *           }
                      *         },
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "6e15daa8-5d66-4263-aec3-0cd3955ae855",
+                     *         "id": "89222599-5c28-4412-951d-0c0113b426cb",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-26T15:36:50.818Z",
+                     *         "timestamp": "2026-11-26T16:52:18.788Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
                      *           "rule_name": "walkway",
-                     *           "track_id": 7,
+                     *           "track_id": 5,
                      *           "direction": "out",
                      *           "direction_label": "north",
                      *           "counts": {
                      *             "in": 0,
-                     *             "out": 2
+                     *             "out": 3
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1201,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+                     *         "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-26T15:36:53.224+00:00",
+                     *         "created_at": "2026-11-26T16:52:19.689+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1315,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+                     *       "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-26T15:36:53.224+00:00",
+                     *       "created_at": "2026-11-26T16:52:19.689+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1443,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "a6ae9027-bd18-43ab-b617-0ea6f76626ba"
+                     *       "removed": "ea88952d-3307-4e14-b2d0-fd52af0d2de3"
                      *     }
                      */
                     "application/json": {
@@ -1561,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+                     *       "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-26T15:36:53.224+00:00",
+                     *       "created_at": "2026-11-26T16:52:19.689+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1708,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+                     *       "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795707413267000",
-                     *           "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
-                     *           "event_id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
+                     *           "delivery_id": "1795711939693000",
+                     *           "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+                     *           "event_id": "90beb081-8732-4c28-920f-71c574ee86ed",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-26T15:36:53.267+00:00",
-                     *           "updated_at": "2026-11-26T15:36:53.762+00:00",
+                     *           "created_at": "2026-11-26T16:52:19.693+00:00",
+                     *           "updated_at": "2026-11-26T16:52:19.801+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1870,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795707413914000",
-                     *       "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
-                     *       "event_id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
+                     *       "delivery_id": "1795711939815000",
+                     *       "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+                     *       "event_id": "90beb081-8732-4c28-920f-71c574ee86ed",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-26T15:36:53.914+00:00",
-                     *       "updated_at": "2026-11-26T15:36:53.914+00:00",
-                     *       "next_attempt_at": "2026-11-26T15:36:53.914Z",
+                     *       "created_at": "2026-11-26T16:52:19.815+00:00",
+                     *       "updated_at": "2026-11-26T16:52:19.815+00:00",
+                     *       "next_attempt_at": "2026-11-26T16:52:19.815Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -2012,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+                     *       "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-26T15:36:53.224+00:00",
+                     *       "created_at": "2026-11-26T16:52:19.689+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2136,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
+                     *         "id": "90beb081-8732-4c28-920f-71c574ee86ed",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-26T15:36:53.267Z",
+                     *         "timestamp": "2026-11-26T16:52:19.693Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook a6ae9027-bd18-43ab-b617-0ea6f76626ba",
+                     *           "message": "test delivery to webhook ea88952d-3307-4e14-b2d0-fd52af0d2de3",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2151,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795707413267000",
-                     *         "webhook_id": "a6ae9027-bd18-43ab-b617-0ea6f76626ba",
-                     *         "event_id": "fe23a28d-f183-43eb-8deb-d73b129cff50",
+                     *         "delivery_id": "1795711939693000",
+                     *         "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+                     *         "event_id": "90beb081-8732-4c28-920f-71c574ee86ed",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-26T15:36:53.267+00:00",
-                     *         "updated_at": "2026-11-26T15:36:53.267+00:00",
-                     *         "next_attempt_at": "2026-11-26T15:36:53.267Z",
+                     *         "created_at": "2026-11-26T16:52:19.693+00:00",
+                     *         "updated_at": "2026-11-26T16:52:19.693+00:00",
+                     *         "next_attempt_at": "2026-11-26T16:52:19.693Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -4053,21 +4053,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "8781286c-159e-4eef-8d4c-dd820a1c2b35",
+                     *       "session_id": "f5001a7a-594a-47ce-837c-bfa3f6756fbd",
                      *       "challenges": [
-                     *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
-                     *           "timeout_seconds": 5
-                     *         },
                      *         {
                      *           "type": "LOOK_DOWN",
                      *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4207,8 +4207,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "8781286c-159e-4eef-8d4c-dd820a1c2b35",
-                     *       "challenge_type": "TURN_RIGHT",
+                     *       "session_id": "f5001a7a-594a-47ce-837c-bfa3f6756fbd",
+                     *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4426,26 +4426,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "8781286c-159e-4eef-8d4c-dd820a1c2b35",
+                     *       "session_id": "f5001a7a-594a-47ce-837c-bfa3f6756fbd",
                      *       "challenges": [
-                     *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
-                     *           "timeout_seconds": 5
-                     *         },
                      *         {
                      *           "type": "LOOK_DOWN",
                      *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "OPEN_MOUTH",
-                     *           "instruction": "open mouth",
+                     *           "type": "SMILE",
+                     *           "instruction": "smile",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "TURN_LEFT",
+                     *           "instruction": "turn head left",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_RIGHT",
+                     *       "current_challenge": "LOOK_DOWN",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4453,10 +4453,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-26T15:36:41.951Z",
-                     *       "expires_at": "2026-11-26T15:41:41.951Z",
-                     *       "challenge_started_at": "2026-11-26T15:36:41.979Z",
-                     *       "challenge_deadline": "2026-11-26T15:36:46.979Z",
+                     *       "created_at": "2026-11-26T16:52:11.132Z",
+                     *       "expires_at": "2026-11-26T16:57:11.132Z",
+                     *       "challenge_started_at": "2026-11-26T16:52:11.138Z",
+                     *       "challenge_deadline": "2026-11-26T16:52:16.138Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4615,7 +4615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "8781286c-159e-4eef-8d4c-dd820a1c2b35"
+                     *       "cancelled": "f5001a7a-594a-47ce-837c-bfa3f6756fbd"
                      *     }
                      */
                     "application/json": {
@@ -4753,7 +4753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "53388138-146c-4694-9983-4810717884fa",
+                     *       "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5112,7 +5112,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "53388138-146c-4694-9983-4810717884fa",
+                     *           "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5377,7 +5377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "53388138-146c-4694-9983-4810717884fa",
+                     *         "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5387,7 +5387,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "53388138-146c-4694-9983-4810717884fa",
+                     *           "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5755,7 +5755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "2d73e1c4-6932-411b-abaf-8519f44d1b2b",
+                     *       "removed": "a12c4fa5-0ab6-4f25-9e18-d6382601b415",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5963,14 +5963,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "53388138-146c-4694-9983-4810717884fa",
+                     *           "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-26T15:36:10.900Z",
-                     *           "updated_at": "2026-11-26T15:36:10.900Z"
+                     *           "enrolled_at": "2026-11-26T16:52:08.182Z",
+                     *           "updated_at": "2026-11-26T16:52:08.182Z"
                      *         }
                      *       ]
                      *     }
@@ -6107,10 +6107,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "1504a60f-a2d5-4279-9439-ba8a50acc419",
+                     *           "cluster_id": "4591f1cc-550b-4434-b872-1900b425f53a",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-26T15:36:15.405Z",
-                     *           "last_seen": "2026-11-26T15:36:15.405Z",
+                     *           "first_seen": "2026-11-26T16:52:08.577Z",
+                     *           "last_seen": "2026-11-26T16:52:08.577Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6170,10 +6170,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "5cf331c4-63ff-4f5e-b7bd-53cb38c86c17",
+                     *           "cluster_id": "102d9564-25c9-4c7a-b97f-6f2281a8df60",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-26T15:36:14.517Z",
-                     *           "last_seen": "2026-11-26T15:36:14.517Z",
+                     *           "first_seen": "2026-11-26T16:52:08.521Z",
+                     *           "last_seen": "2026-11-26T16:52:08.521Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6370,10 +6370,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "1504a60f-a2d5-4279-9439-ba8a50acc419",
+                     *       "cluster_id": "4591f1cc-550b-4434-b872-1900b425f53a",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-26T15:36:15.405Z",
-                     *       "last_seen": "2026-11-26T15:36:15.405Z",
+                     *       "first_seen": "2026-11-26T16:52:08.577Z",
+                     *       "last_seen": "2026-11-26T16:52:08.577Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6565,7 +6565,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "5cf331c4-63ff-4f5e-b7bd-53cb38c86c17"
+                     *       "removed": "102d9564-25c9-4c7a-b97f-6f2281a8df60"
                      *     }
                      */
                     "application/json": {
@@ -6663,13 +6663,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "2d73e1c4-6932-411b-abaf-8519f44d1b2b",
+                     *       "identity_id": "a12c4fa5-0ab6-4f25-9e18-d6382601b415",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "1504a60f-a2d5-4279-9439-ba8a50acc419",
+                     *       "cluster_id": "4591f1cc-550b-4434-b872-1900b425f53a",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -7007,13 +7007,13 @@ export interface operations {
                      * @example [
                      *       {
                      *         "camera_id": "hall",
-                     *         "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.01,
-                     *         "frame_count": 82,
+                     *         "fps": 10,
+                     *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 7.8,
+                     *         "processed_fps": 9.99,
                      *         "decoder": "cpu",
                      *         "loop": true,
                      *         "enabled": true
@@ -7109,7 +7109,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "camera_id": "hall",
-                 *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                 *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                  *       "loop": true
                  *     }
                  */
@@ -7133,7 +7133,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "camera_id": "hall",
-                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
                      *       "frame_count": 0,
@@ -7294,13 +7294,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "camera_id": "hall",
-                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.01,
-                     *       "frame_count": 82,
+                     *       "fps": 10,
+                     *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 7.8,
+                     *       "processed_fps": 9.99,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7519,13 +7519,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "camera_id": "hall",
-                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 86,
+                     *       "frame_count": 82,
                      *       "status": "starting",
                      *       "last_error": "disabled",
-                     *       "processed_fps": 7.91,
+                     *       "processed_fps": 9.99,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7680,10 +7680,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "camera_id": "hall",
-                     *       "source": "/work/shared/testdata/video/PETS09-S2L1/vtest.avi",
+                     *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": false,
                      *       "fps": 0,
-                     *       "frame_count": 86,
+                     *       "frame_count": 82,
                      *       "status": "stopped",
                      *       "last_error": "disabled",
                      *       "processed_fps": 0,
@@ -7948,10 +7948,10 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-26T15:36:43.480Z",
+                     *         "created_at": "2026-11-26T16:52:11.373Z",
                      *         "counts": {
                      *           "in": 0,
-                     *           "out": 3
+                     *           "out": 4
                      *         }
                      *       }
                      *     ]
@@ -8113,7 +8113,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-26T15:36:43.480Z",
+                     *       "created_at": "2026-11-26T16:52:11.373Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8382,7 +8382,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-26T15:36:43.666Z",
+                     *         "created_at": "2026-11-26T16:52:11.382Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8556,7 +8556,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-26T15:36:43.666Z",
+                     *       "created_at": "2026-11-26T16:52:11.382Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -8813,7 +8813,7 @@ export interface operations {
                      *           "in_label": "south",
                      *           "out_label": "north",
                      *           "in": 0,
-                     *           "out": 3
+                     *           "out": 4
                      *         }
                      *       ],
                      *       "zones": [
@@ -9119,16 +9119,16 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-25T15:30:00.000Z",
-                     *       "to": "2026-11-26T15:36:51.769Z",
+                     *       "from": "2026-11-25T16:45:00.000Z",
+                     *       "to": "2026-11-26T16:52:19.430Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-26T15:30:00.000Z",
-                     *           "end": "2026-11-26T15:45:00.000Z",
+                     *           "start": "2026-11-26T16:45:00.000Z",
+                     *           "end": "2026-11-26T17:00:00.000Z",
                      *           "in": 0,
-                     *           "out": 3,
+                     *           "out": 4,
                      *           "entered": 0,
                      *           "exited": 0,
                      *           "peak_occupancy": 0
@@ -9282,7 +9282,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -9316,9 +9316,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 82443005952,
+                     *         "free_bytes": 82821271552,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78623.8 MB free (reserve 64 MB)"
+                     *         "detail": "78984.5 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9483,8 +9483,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 3777,
-                     *             "warmup_ms": 939
+                     *             "load_ms": 464,
+                     *             "warmup_ms": 67
                      *           }
                      *         ]
                      *       },
@@ -9503,8 +9503,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 4252,
-                     *             "warmup_ms": 260
+                     *             "load_ms": 552,
+                     *             "warmup_ms": 54
                      *           }
                      *         ]
                      *       },
@@ -9522,8 +9522,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 3465,
-                     *             "warmup_ms": 422
+                     *             "load_ms": 399,
+                     *             "warmup_ms": 49
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9533,8 +9533,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 2836,
-                     *             "warmup_ms": 769
+                     *             "load_ms": 432,
+                     *             "warmup_ms": 61
                      *           }
                      *         ]
                      *       }
@@ -9621,7 +9621,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "face": {
-                     *         "models_dir": "/work/wt-issue-22c/models",
+                     *         "models_dir": "/opt/vigil/models",
                      *         "ctx_id": 0,
                      *         "det_thresh": 0.5,
                      *         "det_size": [
@@ -9643,7 +9643,7 @@ export interface operations {
                      *         "enable_ocr": true,
                      *         "enable_mrz": true,
                      *         "enable_face_extraction": true,
-                     *         "models_dir": "/work/wt-issue-22c/models"
+                     *         "models_dir": "/opt/vigil/models"
                      *       },
                      *       "liveness": {
                      *         "enabled": true,
@@ -9667,7 +9667,7 @@ export interface operations {
                      *       },
                      *       "person": {
                      *         "enabled": true,
-                     *         "model_path": "/work/wt-issue-22c/models/person_det_yolox_nano_416.onnx",
+                     *         "model_path": "/opt/vigil/models/person_det_yolox_nano_416.onnx",
                      *         "confidence_threshold": 0.5,
                      *         "detector_input": 416,
                      *         "track_buffer_frames": 30,
@@ -9691,7 +9691,7 @@ export interface operations {
                      *         "failed_retry_seconds": 300,
                      *         "count_history_days": 90,
                      *         "file_roots": [
-                     *           "/work/shared/testdata"
+                     *           "/var/lib/vigil/media"
                      *         ],
                      *         "stop_timeout_seconds": 2
                      *       },
@@ -9713,7 +9713,7 @@ export interface operations {
                      *       },
                      *       "identity": {
                      *         "enabled": true,
-                     *         "watchlist_dir": "/tmp/vigil-test-FWHoRw/watchlists",
+                     *         "watchlist_dir": "/var/lib/vigil/watchlists",
                      *         "cluster_threshold": 0.6,
                      *         "alert_threshold": 0.5,
                      *         "alert_thresholds": {},
@@ -10236,7 +10236,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "2ac9aeaed2f3352181b7bf56106e0a90839f0e8a",
+                     *       "commit": "7d6254527458b1b219a5410c69e3c46fe504dc85",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {
