@@ -1,11 +1,14 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { EVENT_TYPES } from '../../src/core/event-types.js';
+import { OPENAPI_EXAMPLES } from '../../src/core/openapi-examples.generated.js';
+import { packageRoot } from '../../src/core/package-root.js';
 import { docTable, endpointTable } from '../../scripts/doc-tables.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
@@ -114,6 +117,13 @@ describe('OpenAPI document', () => {
       }
     }
     assert.ok(checked > 100, `${checked} examples checked`);
+  });
+
+  it("examples name an installed box's folders, not the checkout or temp dirs they were captured in", () => {
+    // Guards: /docs showed a developer's worktree path (models_dir /work/wt-.../models).
+    const text = JSON.stringify(OPENAPI_EXAMPLES);
+    for (const place of [packageRoot(), testdata(), tmpdir()]) assert.ok(!text.includes(place), `an example holds ${place}`);
+    assert.match(text, /"\/opt\/vigil\/models"/);
   });
 
   it('types the payload of all ten event types and the webhook body', () => {
