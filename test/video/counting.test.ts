@@ -199,7 +199,7 @@ describe('camera counting', () => {
 
   // 400x400 frame, line at y=200; person boxes 100 px tall.
   const tall = (trackId: number, cx: number, bottom: number): TrackedPerson => ({ trackId, x1: cx - 20, x2: cx + 20, y1: bottom - 100, y2: bottom, score: 0.9, hits: 5 });
-  const door = () => {
+  const door = (stored?: { in: number; out: number }) => {
     const c = new CameraCounting();
     c.setRule(
       makeLine({
@@ -210,6 +210,7 @@ describe('camera counting', () => {
         ],
         hysteresis: 0.01,
       }),
+      stored,
     );
     return c;
   };
@@ -330,24 +331,13 @@ describe('camera counting', () => {
 
   it('reports a count (view) only once its write has committed; countsOf is live', () => {
     // Guards: a count read through the API before its LMDB write committed was lost to kill -9.
-    const c = new CameraCounting();
-    c.setRule(
-      makeLine({
-        rule_id: 'l',
-        points: [
-          [0, 0.5],
-          [1, 0.5],
-        ],
-        hysteresis: 0.01,
-      }),
-      { in: 4, out: 2 },
-    );
+    const c = door({ in: 4, out: 2 });
     for (let y = 100; y <= 320; y += 20) c.process([person(1, 300, y)], [], 400, 400);
-    assert.deepEqual(c.countsOf('l'), { in: 5, out: 2 });
-    assert.deepEqual(c.view('l')?.counts, { in: 4, out: 2 });
+    assert.deepEqual(c.countsOf('door'), { in: 5, out: 2 });
+    assert.deepEqual(c.view('door')?.counts, { in: 4, out: 2 });
     assert.deepEqual(c.views()[0]?.counts, { in: 4, out: 2 });
-    c.markCommitted('l', c.storedCounts('l')!);
-    assert.deepEqual(c.view('l')?.counts, { in: 5, out: 2 });
+    c.markCommitted('door', c.storedCounts('door')!);
+    assert.deepEqual(c.view('door')?.counts, { in: 5, out: 2 });
   });
 });
 
