@@ -123,7 +123,9 @@ async function embedIdentities(det: Detector, extraLayouts: boolean): Promise<{ 
 async function verification(): Promise<void> {
   out('### 1:1 verification on identities/ (all pairs)');
   out();
-  out('Raw cosine of L2-normalised embeddings. TAR@FAR=0: genuine pairs scoring above the highest impostor pair.');
+  out(
+    'Raw cosine of the unit embeddings: L2-normalised, or for dlib lifted onto the sphere so that the cosine follows its Euclidean metric (src/modules/face/dlib-metric.ts). TAR@FAR=0: genuine pairs scoring above the highest impostor pair.',
+  );
   out();
   out('| detector | recognizer | faces | genuine pairs | impostor pairs | genuine min / mean | impostor mean / std / max | EER | TAR@FAR=0 |');
   out('|---|---|---|---|---|---|---|---|---|');

@@ -8,6 +8,7 @@ import { modelManifest } from '../../src/runtime/model-manifest.js';
 import { testApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { testdata } from '../helpers/paths.js';
+import { enroll, identify } from '../identity/helpers.js';
 
 const file = (...p: string[]) => readFileSync(testdata('faces', ...p));
 
@@ -99,6 +100,52 @@ describe('face.profile: commercial', () => {
       });
       assert.ok(v.json().similarity > other.json().similarity, `genuine ${v.json().similarity} vs impostor ${other.json().similarity}`);
       assert.equal(other.json().is_match, false);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("ranks by dlib's metric: the genuine pairs the norm-blind cosine put below an impostor pair, and 1:N in the lifted space", async () => {
+    const t = await testApp({ face: { profile: 'commercial' } });
+    try {
+      const verify = async (a: Buffer, b: Buffer) => {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/verify',
+          ...multipart([
+            { name: 'image1', file: a },
+            { name: 'image2', file: b },
+          ]),
+        });
+        assert.equal(res.statusCode, 200, res.body);
+        return res.json().similarity as number;
+      };
+      const leonard = (n: number) => file('identities', 'bbt_leonard', `leonard${n}.png`);
+      // The cosine of L2-normalised descriptors on bilinear chips scored these two genuine pairs
+      // 0.9194 and 0.9210 and this impostor pair 0.9211 (raw): the ordering that kept the profile
+      // below "every genuine pair above every impostor" on the identity photos.
+      const impostor = await verify(file('identities', 'bbt_raj', 'raj5.png'), file('identities', 'fr_alex_lacamoire', 'alex-lacamoire.png'));
+      for (const other of [4, 5]) {
+        const genuine = await verify(leonard(3), leonard(other));
+        assert.ok(genuine > impostor, `leonard3 ~ leonard${other} ${genuine} vs raj5 ~ alex-lacamoire ${impostor}`);
+      }
+      // Galleries hold the lifted 144-D embedding, tagged with its own space.
+      for (const [id, image] of [
+        ['leonard', leonard(2)],
+        ['raj', file('identities', 'bbt_raj', 'raj1.png')],
+      ] as const) {
+        const res = await enroll(t.app, image, { identity_id: id, label: id });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      // A low threshold lists both identities: the index must rank the right one first.
+      const hit = await identify(t.app, leonard(4), { threshold: '0.01' });
+      assert.equal(hit.statusCode, 200, hit.body);
+      assert.deepEqual(
+        (hit.json().matches as { identity_id: string }[]).map((m) => m.identity_id),
+        ['leonard', 'raj'],
+      );
+      const stale = (await t.app.inject({ method: 'GET', url: '/api/v1/identity/stale' })).json() as { recognizer: string };
+      assert.equal(stale.recognizer, 'face_rec_dlib_resnet_128d+euclidean-lift');
     } finally {
       await t.close();
     }

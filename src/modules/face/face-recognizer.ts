@@ -4,6 +4,7 @@ import { FaceLandmarker } from '../liveness/face-landmarker.js';
 import { MIN_PRESENCE } from '../liveness/face-measurer.js';
 import type { TensorLayout } from './detector-input.js';
 import { dlibChipTemplate, dlibPointsFromMesh } from './dlib-chip.js';
+import { liftDescriptor } from './dlib-metric.js';
 import { alignFaceTo, ALIGNED_SIZE, ARCFACE_TEMPLATE, DLIB_CHIP_SIZE, DLIB_CHIP_TEMPLATE } from './face-align.js';
 import type { Point, RawFace } from './face-geometry.js';
 
@@ -39,6 +40,26 @@ export const RECOGNIZER_CROPS: Record<string, RecognizerCrop> = {
 };
 
 const DLIB_DENSE_TEMPLATE = dlibChipTemplate(DLIB_CHIP_SIZE);
+
+/**
+ * How a recognizer's output becomes the unit embedding that galleries store and compare by dot
+ * product, and the name of that embedding space. Samples are tagged with the name, so samples
+ * made in another space (another recognizer, or dlib before its lift) are reported stale and
+ * re-enrolled rather than compared across spaces.
+ */
+export interface EmbeddingSpace {
+  name: string;
+  toUnit: (raw: Float32Array) => Float32Array;
+  /** dlib-metric.ts's lift (invertible: unliftDescriptor gives the raw descriptor back). */
+  lifted?: true;
+}
+
+export const EMBEDDING_SPACES: Record<string, EmbeddingSpace> = {
+  face_rec_mobilefacenet_128d: { name: 'face_rec_mobilefacenet_128d', toUnit: (v) => l2normalize(v) },
+  face_rec_faceplugin_512d: { name: 'face_rec_faceplugin_512d', toUnit: (v) => l2normalize(v) },
+  // dlib's descriptors are compared by Euclidean distance, as dlib trained them (dlib-metric.ts).
+  face_rec_dlib_resnet_128d: { name: 'face_rec_dlib_resnet_128d+euclidean-lift', toUnit: (v) => liftDescriptor(v), lifted: true },
+};
 
 /** NCHW float32 tensor data of an RGB image under a layout. */
 export function imageTensorData(img: RgbImage, layout: TensorLayout): Float32Array {
@@ -77,6 +98,7 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 export class FaceRecognizer {
   readonly layout: TensorLayout;
   readonly crop: RecognizerCrop;
+  readonly space: EmbeddingSpace;
   private readonly landmarker: FaceLandmarker | null;
 
   /** `landmarks`: the dense landmark model (RECOGNIZER_LANDMARKS) for a recognizer whose crop needs it. */
@@ -87,10 +109,12 @@ export class FaceRecognizer {
   ) {
     const l = opts.layout ?? RECOGNIZER_LAYOUTS[name];
     const crop = RECOGNIZER_CROPS[name];
-    if (!l || !crop) throw new Error(`no input layout known for recognizer ${name}`);
+    const space = EMBEDDING_SPACES[name];
+    if (!l || !crop || !space) throw new Error(`no input layout known for recognizer ${name}`);
     if (crop.dense && !opts.landmarks) throw new Error(`recognizer ${name} is aligned on dense landmarks: pass the landmark model`);
     this.layout = l;
     this.crop = crop;
+    this.space = space;
     // [0, 1] input, as the liveness module feeds the same model.
     this.landmarker = crop.dense && opts.landmarks ? new FaceLandmarker(opts.landmarks, 'unit') : null;
   }
@@ -113,6 +137,6 @@ export class FaceRecognizer {
   async embed(aligned: RgbImage): Promise<Float32Array> {
     const m = this.model;
     const out = await m.run([floatFeed(m.inputNames[0]!, imageTensorData(aligned, this.layout), [1, 3, aligned.height, aligned.width])]);
-    return l2normalize(out[m.outputNames[0]!]!.data as Float32Array);
+    return this.space.toUnit(out[m.outputNames[0]!]!.data as Float32Array);
   }
 }

@@ -10,7 +10,7 @@ import { alignFace } from './face-align.js';
 import { FaceDetector, type DetectorKind } from './face-detector.js';
 import { faceSize, type RawFace } from './face-geometry.js';
 import { assessQuality, type Quality } from './face-quality.js';
-import { cosine, FaceRecognizer } from './face-recognizer.js';
+import { cosine, EMBEDDING_SPACES, FaceRecognizer } from './face-recognizer.js';
 import { DETECTOR_MODELS, LIVENESS_MODELS, RECOGNIZER_LANDMARKS, RECOGNIZER_MODELS } from './model-names.js';
 import { PassiveLiveness } from './passive-liveness.js';
 import type { FaceDetectionSchema, FaceResultSchema } from './schema.js';
@@ -24,7 +24,7 @@ export type FaceResult = Static<typeof FaceResultSchema>;
 
 export interface AnalyzedFace {
   result: FaceResult;
-  /** L2-normalised embedding of the configured recognizer, or null when embed was off. */
+  /** Unit embedding of the configured recognizer (EMBEDDING_SPACES), or null when embed was off. */
   embedding: Float32Array | null;
 }
 
@@ -84,6 +84,8 @@ const r4 = (v: number) => Math.round(v * 10000) / 10000;
 export class FaceService {
   readonly recognizerName: string;
   readonly detectorName: string;
+  /** The space the recognizer's embeddings live in (EMBEDDING_SPACES): what stored samples are tagged with. */
+  readonly embeddingSpace: string;
   readonly calibration: ScoreCalibration;
   private readonly face: VigilConfig['face'];
   constructor(
@@ -93,6 +95,7 @@ export class FaceService {
     this.face = config.face;
     this.detectorName = DETECTOR_MODELS[config.face.detector];
     this.recognizerName = RECOGNIZER_MODELS[config.face.recognizer];
+    this.embeddingSpace = EMBEDDING_SPACES[this.recognizerName]!.name;
     this.calibration = calibrationFor(this.recognizerName);
   }
 

@@ -72,15 +72,17 @@ export const IMPOSTOR_FITS: Record<string, ImpostorFit> = {
     ],
   },
   // Fitted with YuNet, the detector of face.profile commercial, on chips fitted on dense
-  // landmarks (dlib-chip.ts) (`bench/eval-far.ts --detector yunet --seed 396171387`). dlib's
-  // descriptors are not centred: impostor cosines sit at 0.8-0.93, and the tail's
-  // extrapolation reaches 1e-6 only at raw 0.994, so 0.4 and above accept almost no genuine
-  // pair; 0.3 (raw 0.947) is this recognizer's practical operating point (docs/face.md).
+  // landmarks (dlib-chip.ts), scored as the cosine of dlib-metric.ts's lift (dlib's
+  // Euclidean metric) (`bench/eval-far.ts --detector yunet --seed 393124424`). Lifted cosines
+  // of different people sit at 0.85-0.96; the tail's extrapolation reaches 1e-6 only at 0.997,
+  // so 0.4 and above accept almost no genuine pair and 0.3 (0.972) is this recognizer's
+  // practical operating point (docs/face.md).
   face_rec_dlib_resnet_128d: {
-    raw_thresholds: [0.9469, 0.9939, 0.998, 0.999],
+    raw_thresholds: [0.9725, 0.9969, 0.998, 0.999],
     method: 'exponential tail fitted over the top 3% of impostor scores (thresholds past 0.997 capped to stay below 1)',
     pairs: 3204,
-    measured_on: '3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images), YuNet detections, chips fitted on MediaPipe landmarks',
+    measured_on:
+      "3204 impostor pairs among 84 faces of 16 people (every identified face of the shared images), YuNet detections, chips fitted on MediaPipe landmarks, scored by dlib's Euclidean metric (lifted cosine)",
     evidence: [
       { threshold: 0.3, accepted: 0, far_upper_95: 0.001151 },
       { threshold: 0.4, accepted: 0, far_upper_95: 0.001151 },

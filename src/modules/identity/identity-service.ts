@@ -62,7 +62,7 @@ export class IdentityService {
 
   constructor(private readonly deps: IdentityDeps) {
     this.cfg = deps.config.identity;
-    this.memory = new WatchlistMemory(deps.store, deps.face.recognizerName);
+    this.memory = new WatchlistMemory(deps.store, deps.face.embeddingSpace);
     this.clusterer = new FaceClusterer<FaceResult>({
       threshold: this.cfg.cluster_threshold,
       maxClusters: this.cfg.max_clusters,
@@ -75,8 +75,9 @@ export class IdentityService {
     return this.deps.store;
   }
 
+  /** The embedding space samples are made in (the recognizer, or dlib's lifted space): samples of any other are stale. */
   get recognizer(): string {
-    return this.deps.face.recognizerName;
+    return this.deps.face.embeddingSpace;
   }
 
   /** Opens LMDB and fills the in-memory watchlists (snapshot or LMDB walk: WatchlistMemory.load). */
