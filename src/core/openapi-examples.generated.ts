@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "ea88952d-3307-4e14-b2d0-fd52af0d2de3"
+      "removed": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "102d9564-25c9-4c7a-b97f-6f2281a8df60"
+      "removed": "d67a8314-82ea-4285-879b-6c86fe3d2d10"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "f5001a7a-594a-47ce-837c-bfa3f6756fbd"
+      "cancelled": "de237098-c607-4202-be3a-9ec94fba0a77"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "a12c4fa5-0ab6-4f25-9e18-d6382601b415",
+      "removed": "0828216b-5f7a-4cc9-9ae4-aa7f2b10dc16",
       "watchlist": "default",
       "samples": 1
     }
@@ -179,7 +179,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
       },
       "status": {
         "face": {
@@ -213,9 +213,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 82821271552,
+        "free_bytes": 78437363712,
         "reserve_bytes": 67108864,
-        "detail": "78984.5 MB free (reserve 64 MB)"
+        "detail": "74803.7 MB free (reserve 64 MB)"
       }
     }
   },
@@ -251,8 +251,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 464,
-            "warmup_ms": 67
+            "load_ms": 1295,
+            "warmup_ms": 57
           }
         ]
       },
@@ -271,8 +271,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 552,
-            "warmup_ms": 54
+            "load_ms": 1499,
+            "warmup_ms": 324
           }
         ]
       },
@@ -290,8 +290,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 399,
-            "warmup_ms": 49
+            "load_ms": 1034,
+            "warmup_ms": 269
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -301,8 +301,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 432,
-            "warmup_ms": 61
+            "load_ms": 1148,
+            "warmup_ms": 177
           }
         ]
       }
@@ -312,7 +312,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "7d6254527458b1b219a5410c69e3c46fe504dc85",
+      "commit": "8921fc4ec646b9dc14e8cb3c8e381d303bacd659",
       "node": "v20.20.2",
       "models": [
         {
@@ -342,9 +342,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "156969b1-7f86-4d2c-ac77-32b5750fd1f5",
+        "id": "be966404-f482-43ae-8bfd-8bb757822404",
         "type": "line_crossed",
-        "timestamp": "2026-11-26T16:52:18.985Z",
+        "timestamp": "2026-11-26T17:45:05.290Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -360,9 +360,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "89222599-5c28-4412-951d-0c0113b426cb",
+        "id": "14032154-33f9-4f93-944a-2aab4fc6f6d6",
         "type": "line_crossed",
-        "timestamp": "2026-11-26T16:52:18.788Z",
+        "timestamp": "2026-11-26T17:45:05.087Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -386,34 +386,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+        "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-26T16:52:19.689+00:00",
+        "created_at": "2026-11-26T17:45:06.109+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+      "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795711939693000",
-          "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
-          "event_id": "90beb081-8732-4c28-920f-71c574ee86ed",
+          "delivery_id": "1795715106114000",
+          "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+          "event_id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-26T16:52:19.693+00:00",
-          "updated_at": "2026-11-26T16:52:19.801+00:00",
+          "created_at": "2026-11-26T17:45:06.114+00:00",
+          "updated_at": "2026-11-26T17:45:06.284+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -426,10 +426,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "4591f1cc-550b-4434-b872-1900b425f53a",
+          "cluster_id": "8e6372e6-a060-403b-9df4-5424e378e174",
           "size": 1,
-          "first_seen": "2026-11-26T16:52:08.577Z",
-          "last_seen": "2026-11-26T16:52:08.577Z",
+          "first_seen": "2026-11-26T17:44:47.109Z",
+          "last_seen": "2026-11-26T17:44:47.109Z",
           "watchlists": [
             "default"
           ],
@@ -489,10 +489,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "102d9564-25c9-4c7a-b97f-6f2281a8df60",
+          "cluster_id": "d67a8314-82ea-4285-879b-6c86fe3d2d10",
           "size": 1,
-          "first_seen": "2026-11-26T16:52:08.521Z",
-          "last_seen": "2026-11-26T16:52:08.521Z",
+          "first_seen": "2026-11-26T17:44:47.031Z",
+          "last_seen": "2026-11-26T17:44:47.031Z",
           "watchlists": [
             "default"
           ],
@@ -556,10 +556,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "4591f1cc-550b-4434-b872-1900b425f53a",
+      "cluster_id": "8e6372e6-a060-403b-9df4-5424e378e174",
       "size": 1,
-      "first_seen": "2026-11-26T16:52:08.577Z",
-      "last_seen": "2026-11-26T16:52:08.577Z",
+      "first_seen": "2026-11-26T17:44:47.109Z",
+      "last_seen": "2026-11-26T17:44:47.109Z",
       "watchlists": [
         "default"
       ],
@@ -629,8 +629,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "f5001a7a-594a-47ce-837c-bfa3f6756fbd",
+      "session_id": "de237098-c607-4202-be3a-9ec94fba0a77",
       "challenges": [
+        {
+          "type": "LOOK_UP",
+          "instruction": "look upward",
+          "timeout_seconds": 5
+        },
         {
           "type": "LOOK_DOWN",
           "instruction": "look downward",
@@ -640,15 +645,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "type": "SMILE",
           "instruction": "smile",
           "timeout_seconds": 5
-        },
-        {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
-          "timeout_seconds": 5
         }
       ],
       "state": "in_progress",
-      "current_challenge": "LOOK_DOWN",
+      "current_challenge": "LOOK_UP",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -656,10 +656,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-26T16:52:11.132Z",
-      "expires_at": "2026-11-26T16:57:11.132Z",
-      "challenge_started_at": "2026-11-26T16:52:11.138Z",
-      "challenge_deadline": "2026-11-26T16:52:16.138Z",
+      "created_at": "2026-11-26T17:44:56.952Z",
+      "expires_at": "2026-11-26T17:49:56.952Z",
+      "challenge_started_at": "2026-11-26T17:44:56.970Z",
+      "challenge_deadline": "2026-11-26T17:45:01.970Z",
       "ended_at": null
     }
   },
@@ -670,10 +670,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
         "fps": 10,
-        "frame_count": 81,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 9.99,
+        "processed_fps": 10.01,
         "decoder": "cpu",
         "loop": true,
         "enabled": true
@@ -686,10 +686,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 10,
-      "frame_count": 81,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 9.99,
+      "processed_fps": 10.01,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -725,14 +725,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-25T16:45:00.000Z",
-      "to": "2026-11-26T16:52:19.430Z",
+      "from": "2026-11-25T17:45:00.000Z",
+      "to": "2026-11-26T17:45:05.856Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-26T16:45:00.000Z",
-          "end": "2026-11-26T17:00:00.000Z",
+          "start": "2026-11-26T17:45:00.000Z",
+          "end": "2026-11-26T18:00:00.000Z",
           "in": 0,
           "out": 4,
           "entered": 0,
@@ -762,7 +762,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-26T16:52:11.373Z",
+        "created_at": "2026-11-26T17:44:57.681Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -798,7 +798,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-26T16:52:11.382Z",
+        "created_at": "2026-11-26T17:44:57.736Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -827,14 +827,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
+          "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-26T16:52:08.182Z",
-          "updated_at": "2026-11-26T16:52:08.182Z"
+          "enrolled_at": "2026-11-26T17:44:45.776Z",
+          "updated_at": "2026-11-26T17:44:45.776Z"
         }
       ]
     }
@@ -845,12 +845,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+      "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-26T16:52:19.689+00:00",
+      "created_at": "2026-11-26T17:45:06.109+00:00",
       "enabled": true
     },
     "request": {
@@ -1161,13 +1161,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+      "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-26T16:52:19.689+00:00",
+      "created_at": "2026-11-26T17:45:06.109+00:00",
       "enabled": true
     },
     "request": {
@@ -1181,15 +1181,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795711939815000",
-      "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
-      "event_id": "90beb081-8732-4c28-920f-71c574ee86ed",
+      "delivery_id": "1795715106315000",
+      "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+      "event_id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-26T16:52:19.815+00:00",
-      "updated_at": "2026-11-26T16:52:19.815+00:00",
-      "next_attempt_at": "2026-11-26T16:52:19.815Z",
+      "created_at": "2026-11-26T17:45:06.315+00:00",
+      "updated_at": "2026-11-26T17:45:06.315+00:00",
+      "next_attempt_at": "2026-11-26T17:45:06.315Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1197,26 +1197,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+      "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-26T16:52:19.689+00:00",
+      "created_at": "2026-11-26T17:45:06.109+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "90beb081-8732-4c28-920f-71c574ee86ed",
+        "id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-26T16:52:19.693Z",
+        "timestamp": "2026-11-26T17:45:06.114Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook ea88952d-3307-4e14-b2d0-fd52af0d2de3",
+          "message": "test delivery to webhook 85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1225,15 +1225,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795711939693000",
-        "webhook_id": "ea88952d-3307-4e14-b2d0-fd52af0d2de3",
-        "event_id": "90beb081-8732-4c28-920f-71c574ee86ed",
+        "delivery_id": "1795715106114000",
+        "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+        "event_id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-26T16:52:19.693+00:00",
-        "updated_at": "2026-11-26T16:52:19.693+00:00",
-        "next_attempt_at": "2026-11-26T16:52:19.693Z",
+        "created_at": "2026-11-26T17:45:06.114+00:00",
+        "updated_at": "2026-11-26T17:45:06.114+00:00",
+        "next_attempt_at": "2026-11-26T17:45:06.114Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1300,7 +1300,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
+          "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1318,7 +1318,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
+        "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1328,7 +1328,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
+          "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1467,13 +1467,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "a12c4fa5-0ab6-4f25-9e18-d6382601b415",
+      "identity_id": "0828216b-5f7a-4cc9-9ae4-aa7f2b10dc16",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "4591f1cc-550b-4434-b872-1900b425f53a",
+      "cluster_id": "8e6372e6-a060-403b-9df4-5424e378e174",
       "promoted_samples": 1
     },
     "request": {
@@ -1483,8 +1483,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "f5001a7a-594a-47ce-837c-bfa3f6756fbd",
+      "session_id": "de237098-c607-4202-be3a-9ec94fba0a77",
       "challenges": [
+        {
+          "type": "LOOK_UP",
+          "instruction": "look upward",
+          "timeout_seconds": 5
+        },
         {
           "type": "LOOK_DOWN",
           "instruction": "look downward",
@@ -1494,19 +1499,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           "type": "SMILE",
           "instruction": "smile",
           "timeout_seconds": 5
-        },
-        {
-          "type": "TURN_LEFT",
-          "instruction": "turn head left",
-          "timeout_seconds": 5
         }
       ]
     }
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "f5001a7a-594a-47ce-837c-bfa3f6756fbd",
-      "challenge_type": "LOOK_DOWN",
+      "session_id": "de237098-c607-4202-be3a-9ec94fba0a77",
+      "challenge_type": "LOOK_UP",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1684,7 +1684,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": false,
       "fps": 0,
-      "frame_count": 82,
+      "frame_count": 83,
       "status": "stopped",
       "last_error": "disabled",
       "processed_fps": 0,
@@ -1699,10 +1699,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 82,
+      "frame_count": 83,
       "status": "starting",
       "last_error": "disabled",
-      "processed_fps": 9.99,
+      "processed_fps": 10.04,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -1726,7 +1726,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-26T16:52:11.373Z",
+      "created_at": "2026-11-26T17:44:57.681Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1773,7 +1773,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-26T16:52:11.382Z",
+      "created_at": "2026-11-26T17:44:57.736Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1805,7 +1805,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "2308e96e-a389-41c9-ab27-545314edf350",
+      "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

@@ -108,7 +108,9 @@ export const TrackResponseSchema = Type.Object(
 
 export const StaleListSchema = Type.Object(
   {
-    recognizer: Type.String({ description: 'The configured recognizer; samples of any other are stale' }),
+    recognizer: Type.String({
+      description: "The embedding space of the configured recognizer (its model name, or face_rec_dlib_resnet_128d+euclidean-lift for dlib's lifted descriptors); samples of any other are stale",
+    }),
     stale_samples: Type.Integer(),
     stale_identities: Type.Integer(),
     identities: Type.Array(
