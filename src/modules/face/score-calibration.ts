@@ -16,11 +16,13 @@
  * by 1, so the true tail is lighter than exponential: the extrapolation errs towards stricter
  * thresholds.
  *
- * Why an upper bound over people and not one fit: impostor scores depend on who is compared
- * (look-alikes, photo kinds), so a tail fitted on some people under-predicts the tail of others.
- * bench/eval-far.ts fits half-samples of the people many times and ships, per table FAR, the
- * 95th percentile of the raw thresholds: a threshold that new people would need is covered in
- * 95 of 100 draws of people, not only for the people measured.
+ * What is shipped: for each recognizer, the tail fitted once over all its impostor pairs (every
+ * person measured; IMPOSTOR_FITS below). Impostor scores depend on who is compared (look-alikes,
+ * photo kinds), so a tail fitted on some people can under-predict the tail of others; the fit is
+ * therefore not trusted on its own but checked: bench/eval-far.ts prints how far each fitted
+ * threshold moves over half-samples of the people (5th / 50th / 95th percentile) and, with
+ * people split in halves at random, the FAR the fit on one half promises against the FAR
+ * measured on the other (docs/face.md and docs/accuracy.md give those figures).
  *
  * Honest limits: a few thousand impostor pairs measure FARs down to about 1e-3; 1e-4 is near
  * the edge and 1e-6..1e-10 are extrapolations of the fitted tail, not measurements. `evidence`
