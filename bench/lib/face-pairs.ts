@@ -2,12 +2,13 @@
  * Every face of every shared image that can be given an identity, embedded through the
  * service's own detector, alignment and recognizers: the largest impostor set the shared data
  * allows (identities/, the group photos of multi/ with their left-to-right labels, variants/,
- * the named people of pad/). Used by bench/eval-far.ts.
+ * the named people of pad/). Used by bench/eval-far.ts and bench/eval-frontalize.ts.
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { decodeImage } from '../../src/core/image-decode.js';
+import { decodeImage, type RgbImage } from '../../src/core/image-decode.js';
 import { alignFace } from '../../src/modules/face/face-align.js';
+import type { RawFace } from '../../src/modules/face/face-geometry.js';
 import type { FaceRecognizer } from '../../src/modules/face/face-recognizer.js';
 import type { ImpostorPair } from './far-stats.js';
 import { faceFiles, type FaceFile } from './face-eval-data.js';
@@ -42,20 +43,21 @@ function photoOf(f: FaceFile): string {
   return same ? same[1]! : f.file;
 }
 
+/** One labelled face: who it is, the photo it was cut from, and its detection in the decoded image. */
+export interface LabelledDetection {
+  person: string;
+  photo: string;
+  file: string;
+  img: RgbImage;
+  face: RawFace;
+}
+
 /**
  * Faces of one photo matched to its labels: the N largest detections (N = labelled people),
  * ordered left to right by box centre. A photo with fewer detections than labels is skipped
- * (the assignment would be a guess) and reported.
+ * (the assignment would be a guess) and reported through `skipped`.
  */
-export async function labelledFaces(app: FastifyInstance, recognizers: string[]): Promise<{ faces: LabelledFace[]; skipped: string[] }> {
-  const recs: [string, FaceRecognizer][] = [];
-  for (const name of recognizers) {
-    const r = await app.face.openRecognizer(name);
-    if (!r) throw new Error(`${name} did not load`);
-    recs.push([name, r]);
-  }
-  const faces: LabelledFace[] = [];
-  const skipped: string[] = [];
+export async function* labelledDetections(app: FastifyInstance, skipped: string[]): AsyncGenerator<LabelledDetection> {
   const files = (['identities', 'multi', 'variants', 'pad'] as const).flatMap((d) => faceFiles(d));
   for (const f of files) {
     const people = peopleInPhoto(f);
@@ -70,12 +72,25 @@ export async function labelledFaces(app: FastifyInstance, recognizers: string[])
       .sort((a, b) => (b.box[2] - b.box[0]) * (b.box[3] - b.box[1]) - (a.box[2] - a.box[0]) * (a.box[3] - a.box[1]))
       .slice(0, people.length)
       .sort((a, b) => a.box[0] + a.box[2] - (b.box[0] + b.box[2]));
-    for (const [i, face] of chosen.entries()) {
-      const aligned = alignFace(img, face.kps);
-      const emb: Record<string, Float32Array> = {};
-      for (const [name, r] of recs) emb[name] = await r.embed(r.usesArcfaceCrop ? aligned : await r.align(img, face));
-      faces.push({ person: people[i]!, photo: photoOf(f), file: f.file, emb });
-    }
+    for (const [i, face] of chosen.entries()) yield { person: people[i]!, photo: photoOf(f), file: f.file, img, face };
+  }
+}
+
+/** Every labelled face embedded by each recognizer, through the service's own alignment. */
+export async function labelledFaces(app: FastifyInstance, recognizers: string[]): Promise<{ faces: LabelledFace[]; skipped: string[] }> {
+  const recs: [string, FaceRecognizer][] = [];
+  for (const name of recognizers) {
+    const r = await app.face.openRecognizer(name);
+    if (!r) throw new Error(`${name} did not load`);
+    recs.push([name, r]);
+  }
+  const faces: LabelledFace[] = [];
+  const skipped: string[] = [];
+  for await (const { person, photo, file, img, face } of labelledDetections(app, skipped)) {
+    const aligned = alignFace(img, face.kps);
+    const emb: Record<string, Float32Array> = {};
+    for (const [name, r] of recs) emb[name] = await r.embed(r.usesArcfaceCrop ? aligned : await r.align(img, face));
+    faces.push({ person, photo, file, emb });
   }
   return { faces, skipped };
 }
