@@ -30,6 +30,9 @@ export interface TrackMemorySettings {
 
 export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 1, heightFrames: 1, personBand: 0, smoothFrames: 3, lookMin: 0, jitterBand: 3 };
 
+/** How far each frame moves a track's running jitter: a jump is felt at once and forgotten over a few frames. */
+const JITTER_RATE = 0.3;
+
 interface Memory {
   at: Pt;
   /** Mean motion of the point per processed frame (recent frames weigh more). */
@@ -77,7 +80,8 @@ export class TrackMemory {
   /**
    * Feeds one frame's tracks (in a width x height frame); returns their points and the
    * [lost id, new id] pairs of tracks that continue lost ones (the caller moves its
-   * per-track state).
+   * per-track state). `bands` are the dead bands for zones, `lineBands` those for lines
+   * (with the jitter band: on zones it raised the error).
    */
   update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: [number, number][] } {
     this.frame++;
@@ -139,7 +143,7 @@ export class TrackMemory {
       const raw = this.standingPoint(t, m.heights);
       if (known && m.raw) {
         const e = Math.hypot(raw[0] - m.raw[0] - m.vel[0] * gap, raw[1] - m.raw[1] - m.vel[1] * gap);
-        m.jitter = 0.7 * m.jitter + 0.3 * e;
+        m.jitter = (1 - JITTER_RATE) * m.jitter + JITTER_RATE * e;
       }
       m.raw = raw;
       m.recent.push(raw);
