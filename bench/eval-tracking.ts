@@ -23,6 +23,10 @@
  *   the counting logic alone gets wrong (bench/lib/oracle-detections.ts).
  * --direction W, --match C, --low S: ByteTrack's direction weight, first-association cost limit and low-score floor.
  * --diagnose: each wrong count put down to its cause (bench/lib/crossing-diagnosis.ts).
+ * --jitter-band K: a person's band around lines is at least K times the jitter of their point (src/modules/video/counting/track-memory.ts; 0: off).
+ * --app-weight W, --look-min S: colour appearance (src/modules/person/appearance.ts, computed from the decoded frames and
+ *   cached beside the detections) in ByteTrack's first association (cost + W x (1 - similarity)) and as a gate on
+ *   counting's hand-over of lost tracks (similarity at least S). Measured, not shipped (docs/accuracy.md).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -39,6 +43,7 @@ import { makeLine, makeZone, type LineCounts } from '../src/modules/video/counti
 import { dropIgnored, evaluateMot, readMot, type MotBox } from './lib/mot-metrics.js';
 import { truthCounts } from './lib/line-counts.js';
 import { detectAll, openDetector, type DetectedFrame } from './lib/detection-cache.js';
+import { withAppearance } from './lib/appearance-cache.js';
 import { randomLines, randomZones, type LineSpec, type ZoneSpec } from './lib/random-rules.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
@@ -77,6 +82,9 @@ const { values: opts } = parseArgs({
     jitter: { type: 'string', default: '0' },
     dropout: { type: 'string', default: '0' },
     diagnose: { type: 'boolean', default: false },
+    'app-weight': { type: 'string' },
+    'look-min': { type: 'string' },
+    'jitter-band': { type: 'string' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -84,6 +92,8 @@ const nLines = Number(opts.lines);
 const nZones = Number(opts.zones);
 const step = Number(opts.step);
 const LOW_SCORE = 0.1;
+/** Detections described by colour, and the boxes that can hide them (appearance.ts describeDetections). */
+const LOOK_SCORE = 0.3;
 
 const root = packageRoot();
 const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
@@ -100,6 +110,7 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
     ...(opts.direction ? { directionWeight: Number(opts.direction) } : {}),
     ...(opts.match ? { matchThresh: Number(opts.match) } : {}),
     ...(opts.low ? { lowThresh: Number(opts.low) } : {}),
+    ...(opts['app-weight'] ? { appearanceWeight: Number(opts['app-weight']) } : {}),
   });
   const counting = new CameraCounting({
     ...(opts.reach ? { reassociateReach: Number(opts.reach) } : {}),
@@ -107,6 +118,8 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
     ...(opts.band ? { personBand: Number(opts.band) } : {}),
     ...(opts.smooth ? { smoothFrames: Number(opts.smooth) } : {}),
     ...(opts.settle ? { settleFrames: Number(opts.settle) } : {}),
+    ...(opts['look-min'] ? { lookMin: Number(opts['look-min']) } : {}),
+    ...(opts['jitter-band'] ? { jitterBand: Number(opts['jitter-band']) } : {}),
     reassociateFrames: opts.reassociate ? Number(opts.reassociate) : Number(opts.buffer),
   });
   for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));
@@ -147,7 +160,10 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const rand = seededRandom(seed ^ sceneHash(scene.name));
   const lines = randomLines(rand, nLines, region);
   const zones = randomZones(rand, nZones, region);
-  const { frames, msPerFrame } = await detectAll(ff, detector, modelFile, place.file, CACHE, LOW_SCORE, Number(opts.tiles));
+  const detected = await detectAll(ff, detector, modelFile, place.file, CACHE, LOW_SCORE, Number(opts.tiles));
+  const { msPerFrame } = detected;
+  // Each detection's colours (src/modules/person/appearance.ts), only when an appearance option asks for them.
+  const frames = opts['app-weight'] || opts['look-min'] ? await withAppearance(ff, place.file, detector.inputSize * Number(opts.tiles), detected.frames, LOOK_SCORE, CACHE) : detected.frames;
   const gt = readMot(join(TESTDATA, scene.gt));
   // Counting truth: boxes cut to the picture (bench/lib/scenes.ts); MOT scoring: the boxes as annotated.
   const gtBoxes = placeBoxes(gt.boxes, place, scene, !opts.amodal);

@@ -1,6 +1,12 @@
 import { initiate, predict, update, type KalmanState } from './kalman-filter.js';
 import { linearAssignment } from './linear-assignment.js';
 import type { Detection } from './yolox-detector.js';
+import { appearanceSimilarity, blendAppearance, type Appearance } from './appearance.js';
+
+/** A detection with its colours (appearance.ts), when the caller computed them. */
+export interface DescribedDetection extends Detection {
+  look?: Appearance | null;
+}
 
 export interface TrackerSettings {
   /** ByteTrack's track_thresh: detections at or above it are "high" (person.confidence_threshold). */
@@ -19,10 +25,15 @@ export interface TrackerSettings {
    * one that would turn it round. 0: IoU alone, as ByteTrack.
    */
   directionWeight: number;
+  /**
+   * Weight of appearance in the first association: the cost of a track and a detection
+   * that both have colours rises by this times (1 - their similarity). 0: positions alone.
+   */
+  appearanceWeight: number;
 }
 
 export function defaultTrackerSettings(highThresh: number, maxLostFrames = 30): TrackerSettings {
-  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames, directionWeight: 0.2 };
+  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames, directionWeight: 0.2, appearanceWeight: 0 };
 }
 
 /** Frames between the two observations a track's direction is taken from (OC-SORT delta_t). */
@@ -40,7 +51,12 @@ export interface TrackedPerson {
   score: number;
   /** Frames this track has been matched in. */
   hits: number;
+  /** The person's colours, a running mean over the frames they were seen unhidden (null: none yet). */
+  look?: Appearance | null;
 }
+
+/** How far each unhidden sighting moves a track's running appearance. */
+const LOOK_RATE = 0.2;
 
 class STrack {
   trackId = 0;
@@ -56,10 +72,11 @@ class STrack {
   constructor(
     public tlwh: [number, number, number, number],
     public score: number,
+    public look: Appearance | null = null,
   ) {}
 
-  static fromDetection(d: Detection): STrack {
-    return new STrack([d.x1, d.y1, d.x2 - d.x1, d.y2 - d.y1], d.score);
+  static fromDetection(d: DescribedDetection): STrack {
+    return new STrack([d.x1, d.y1, d.x2 - d.x1, d.y2 - d.y1], d.score, d.look ? Float32Array.from(d.look) : null);
   }
 
   /** Current box: the filter's estimate once there is one. */
@@ -120,6 +137,10 @@ class STrack {
     this.state = 'tracked';
     this.activated = true;
     this.score = det.score;
+    if (det.look) {
+      if (this.look) blendAppearance(this.look, det.look, LOOK_RATE);
+      else this.look = det.look;
+    }
     this.observe(frameId);
   }
 }
@@ -176,6 +197,25 @@ function addDirectionCost(cost: Float64Array, tracks: STrack[], dets: STrack[], 
 }
 
 /**
+ * Appearance in the first association, in place: among the pairs within reach by position,
+ * one whose colours differ costs up to `weight` more, so where two people overlap each box
+ * goes to the track that looks like it.
+ */
+function addAppearanceCost(cost: Float64Array, tracks: STrack[], dets: STrack[], weight: number, limit: number): void {
+  if (weight <= 0) return;
+  for (let i = 0; i < tracks.length; i++) {
+    const a = tracks[i]!.look;
+    if (!a) continue;
+    for (let j = 0; j < dets.length; j++) {
+      const k = i * dets.length + j;
+      const b = dets[j]!.look;
+      if (!b || cost[k]! > limit) continue;
+      cost[k] = cost[k]! + weight * (1 - appearanceSimilarity(a, b));
+    }
+  }
+}
+
+/**
  * ByteTrack (Zhang et al. 2022) as in its reference BYTETracker: Kalman prediction,
  * a first association of high-score detections with tracked and lost tracks, a
  * second association of low-score detections with the still-unmatched tracked ones
@@ -194,7 +234,7 @@ export class ByteTracker {
    * Feeds one processed frame's detections; returns the confirmed tracks in it and
    * the ids of confirmed tracks dropped for good in this frame (lost too long).
    */
-  update(detections: readonly Detection[]): { tracks: TrackedPerson[]; removed: number[] } {
+  update(detections: readonly DescribedDetection[]): { tracks: TrackedPerson[]; removed: number[] } {
     const s = this.s;
     this.frameId++;
     const frameId = this.frameId;
@@ -219,6 +259,7 @@ export class ByteTracker {
     // Pairs beyond the IoU limit stay out of reach whatever their direction.
     for (let k = 0; k < c1.length; k++) if (c1[k]! > s.matchThresh) c1[k] = 2;
     addDirectionCost(c1, pool, high, s.directionWeight, s.matchThresh);
+    addAppearanceCost(c1, pool, high, s.appearanceWeight, s.matchThresh);
     const a1 = linearAssignment(c1, pool.length, high.length, s.matchThresh + s.directionWeight / 2);
     for (const [ti, di] of a1.matches) {
       const t = pool[ti]!;
@@ -282,7 +323,7 @@ export class ByteTracker {
       .filter((t) => t.activated)
       .map((t) => {
         const [x, y, w, h] = t.box();
-        return { trackId: t.trackId, x1: x, y1: y, x2: x + w, y2: y + h, score: t.score, hits: t.hits };
+        return { trackId: t.trackId, x1: x, y1: y, x2: x + w, y2: y + h, score: t.score, hits: t.hits, look: t.look };
       });
     const live = new Set([...this.tracked, ...this.lost].map((t) => t.trackId));
     const gone = [...removed, ...tracked, ...lost].filter((t) => t.activated && t.trackId > 0 && !live.has(t.trackId)).map((t) => t.trackId);

@@ -156,14 +156,14 @@ export class CameraCounting {
       this.size = { width, height };
       for (const e of this.entries.values()) this.build(e);
     }
-    const { points, bands, continued } = this.memory.update(tracks, width, height);
+    const { points, bands, lineBands, continued } = this.memory.update(tracks, width, height);
     for (const e of this.entries.values()) {
       for (const [from, to] of continued) {
         e.line?.rename(from, to);
         e.zone?.rename(from, to);
       }
     }
-    return this.apply(tracks, points, bands, this.memory.expire());
+    return this.apply(tracks, points, bands, lineBands, this.memory.expire());
   }
 
   /**
@@ -174,17 +174,17 @@ export class CameraCounting {
     const ids = new Set<number>(this.memory.ids());
     for (const e of this.entries.values()) for (const id of [...(e.zone?.trackIds() ?? []), ...(e.line?.trackIds() ?? [])]) ids.add(id);
     this.memory.clear();
-    return this.apply([], new Map(), new Map(), [...ids]);
+    return this.apply([], new Map(), new Map(), new Map(), [...ids]);
   }
 
-  private apply(tracks: readonly TrackedPerson[], points: Map<number, Pt>, bands: Map<number, number>, gone: readonly number[]): CountEvent[] {
+  private apply(tracks: readonly TrackedPerson[], points: Map<number, Pt>, bands: Map<number, number>, lineBands: Map<number, number>, gone: readonly number[]): CountEvent[] {
     const events: CountEvent[] = [];
     for (const e of this.entries.values()) {
       if (e.line) {
         const rule = e.rule as LineRule;
         const crossed: { trackId: number; dir: 'in' | 'out' }[] = [];
         for (const t of tracks) {
-          const dir = e.line.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), bands.get(t.trackId));
+          const dir = e.line.observe(t.trackId, points.get(t.trackId) ?? anchorOf(t), lineBands.get(t.trackId));
           if (dir) crossed.push({ trackId: t.trackId, dir });
         }
         // A track gone for good while its change of side was settling still crossed.

@@ -1,5 +1,6 @@
 import type { TrackedPerson } from '../../person/bytetrack.js';
 import type { Pt } from './geometry.js';
+import { appearanceSimilarity, type Appearance } from '../../person/appearance.js';
 
 export interface TrackMemorySettings {
   /** A new track may continue one lost at most this many processed frames ago. */
@@ -12,9 +13,25 @@ export interface TrackMemorySettings {
   personBand: number;
   /** A person's point is the mean of their last this many standing points (1: this frame's). */
   smoothFrames: number;
+  /**
+   * A person's dead band around lines is at least this many times the recent jitter of
+   * their point (0: the rule's band alone). Three: on the random lines of
+   * bench/eval-tracking.ts it cut the counts of crossings that did not happen on every
+   * tuning scene's sum over six seeds (docs/accuracy.md, "Jitter band").
+   */
+  jitterBand: number;
+  /**
+   * A new id continues a lost one only if their colours (TrackedPerson.look) are at least
+   * this alike, where both are known. 0, shipped: positions alone (a colour gate was measured
+   * and cost more right hand-overs than it saved wrong ones, docs/accuracy.md).
+   */
+  lookMin: number;
 }
 
-export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 1, heightFrames: 1, personBand: 0, smoothFrames: 3 };
+export const DEFAULT_TRACK_MEMORY: TrackMemorySettings = { reassociateFrames: 30, reassociateReach: 1, heightFrames: 1, personBand: 0, smoothFrames: 3, lookMin: 0, jitterBand: 3 };
+
+/** How far each frame moves a track's running jitter: a jump is felt at once and forgotten over a few frames. */
+const JITTER_RATE = 0.3;
 
 interface Memory {
   at: Pt;
@@ -23,6 +40,11 @@ interface Memory {
   recent: Pt[];
   heights: number[];
   frame: number;
+  look: Appearance | null;
+  /** The last raw standing point (before smoothing). */
+  raw: Pt | null;
+  /** Running mean distance (pixels) of each raw point from where the last one and the motion put it. */
+  jitter: number;
 }
 
 /**
@@ -40,6 +62,14 @@ interface Memory {
  *   old one would be by now (going on as it went), shortly after; new and lost ids are
  *   paired one to one, nearest first. A person who crossed while unseen counts once, and
  *   a person re-acquired on the same side counts nothing.
+ * - How much a person's point jumps. A box whose bottom edge comes and goes (legs hidden
+ *   by someone in front and found again, a box that takes in part of a neighbour) moves
+ *   the point by a good part of the person's height from one frame to the next, more
+ *   than a line's band, and for longer than the 3 frames a change of side settles over:
+ *   a person walking along a line near it was counted across and back. Each track's
+ *   jitter is the running mean distance between where its point is and where its last
+ *   point and motion put it; its band around a line is at least `jitterBand` times that,
+ *   so a steady walker keeps the rule's band and a jumping box needs a clear move.
  */
 export class TrackMemory {
   private readonly mem = new Map<number, Memory>();
@@ -50,16 +80,17 @@ export class TrackMemory {
   /**
    * Feeds one frame's tracks (in a width x height frame); returns their points and the
    * [lost id, new id] pairs of tracks that continue lost ones (the caller moves its
-   * per-track state).
+   * per-track state). `bands` are the dead bands for zones, `lineBands` those for lines
+   * (with the jitter band: on zones it raised the error).
    */
-  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; continued: [number, number][] } {
+  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: [number, number][] } {
     this.frame++;
     const current = new Set(tracks.map((t) => t.trackId));
     const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
     const continued: [number, number][] = [];
     if (fresh.length > 0 && this.s.reassociateReach > 0) {
       // Where each recently lost track would be now, going on as it went.
-      const lost: { id: number; at: Pt; h: number }[] = [];
+      const lost: { id: number; at: Pt; h: number; look: Appearance | null }[] = [];
       for (const [id, m] of this.mem) {
         if (current.has(id)) continue;
         const gap = this.frame - m.frame;
@@ -68,7 +99,7 @@ export class TrackMemory {
         // Going on as they went, they are out of the picture by now: they left, they are
         // not hidden, and someone walking in there is someone else.
         if (at[0] < 0 || at[0] > width || at[1] < 0 || at[1] > height) continue;
-        lost.push({ id, at, h: Math.max(...m.heights) });
+        lost.push({ id, at, h: Math.max(...m.heights), look: m.look });
       }
       // Every (new, lost) pair within reach, nearest first (distance in box heights), each
       // track used once: in a crowd, where several people are lost and found together, each
@@ -80,7 +111,9 @@ export class TrackMemory {
         const p = this.standingPoint(t, [t.y2 - t.y1]);
         for (const l of lost) {
           const d = Math.hypot(l.at[0] - p[0], l.at[1] - p[1]) / Math.max(l.h, t.y2 - t.y1);
-          if (d <= this.s.reassociateReach) pairs.push({ lostId: l.id, freshId: t.trackId, d });
+          if (d > this.s.reassociateReach) continue;
+          if (this.s.lookMin > 0 && l.look && t.look && appearanceSimilarity(l.look, t.look) < this.s.lookMin) continue;
+          pairs.push({ lostId: l.id, freshId: t.trackId, d });
         }
       }
       pairs.sort((a, b) => a.d - b.d);
@@ -98,14 +131,22 @@ export class TrackMemory {
     }
     const points = new Map<number, Pt>();
     const bands = new Map<number, number>();
+    const lineBands = new Map<number, number>();
     for (const t of tracks) {
       const known = this.mem.get(t.trackId);
-      const m = known ?? { at: [0, 0] as Pt, vel: [0, 0] as Pt, recent: [], heights: [], frame: 0 };
+      const m = known ?? { at: [0, 0] as Pt, vel: [0, 0] as Pt, recent: [], heights: [], frame: 0, look: null, raw: null, jitter: 0 };
+      if (t.look) m.look = t.look;
       const before = m.at;
       const gap = Math.max(1, this.frame - m.frame);
       m.heights.push(t.y2 - t.y1);
       if (m.heights.length > this.s.heightFrames) m.heights.shift();
-      m.recent.push(this.standingPoint(t, m.heights));
+      const raw = this.standingPoint(t, m.heights);
+      if (known && m.raw) {
+        const e = Math.hypot(raw[0] - m.raw[0] - m.vel[0] * gap, raw[1] - m.raw[1] - m.vel[1] * gap);
+        m.jitter = (1 - JITTER_RATE) * m.jitter + JITTER_RATE * e;
+      }
+      m.raw = raw;
+      m.recent.push(raw);
       if (m.recent.length > this.s.smoothFrames) m.recent.shift();
       m.at = [m.recent.reduce((a, p) => a + p[0], 0) / m.recent.length, m.recent.reduce((a, p) => a + p[1], 0) / m.recent.length];
       if (known && m.recent.length > 1) m.vel = [0.5 * m.vel[0] + (0.5 * (m.at[0] - before[0])) / gap, 0.5 * m.vel[1] + (0.5 * (m.at[1] - before[1])) / gap];
@@ -113,8 +154,9 @@ export class TrackMemory {
       this.mem.set(t.trackId, m);
       points.set(t.trackId, m.at);
       bands.set(t.trackId, this.s.personBand * Math.max(...m.heights));
+      lineBands.set(t.trackId, Math.max(this.s.personBand * Math.max(...m.heights), this.s.jitterBand * m.jitter));
     }
-    return { points, bands, continued };
+    return { points, bands, lineBands, continued };
   }
 
   /** Ids not seen for longer than a lost track may be continued: the caller forgets them. */

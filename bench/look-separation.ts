@@ -1,0 +1,96 @@
+/**
+ * How well the colour descriptor (src/modules/person/appearance.ts) tells people apart on the
+ * MOT scenes: each cached YOLOX detection (score >= 0.5) that has a descriptor is given the
+ * annotated id of the box it overlaps (IoU >= 0.5) and compared with the running appearance
+ * (the tracker's rate) of its own person and of every other person seen in the last 30
+ * frames within 2 box heights of it: the cases a hand-over or an association in a group
+ * has to decide. Prints, per scene, the quantiles of both similarities and, for each
+ * threshold, the share of the same person rejected and of the others accepted.
+ *
+ *   node --import tsx bench/look-separation.ts   (needs eval-tracking's caches)
+ */
+import { join } from 'node:path';
+import pino from 'pino';
+import { ModelRegistry } from '../src/runtime/model-registry.js';
+import { readProfile } from '../src/runtime/hw-profile.js';
+import { packageRoot } from '../src/core/package-root.js';
+import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
+import { appearanceSimilarity, blendAppearance, type Appearance } from '../src/modules/person/appearance.js';
+import { linearAssignment } from '../src/modules/person/linear-assignment.js';
+import { detectAll, openDetector } from './lib/detection-cache.js';
+import { withAppearance } from './lib/appearance-cache.js';
+import { iouBox, readMot } from './lib/mot-metrics.js';
+import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
+import { machineLine } from './lib/stats.js';
+
+const root = packageRoot();
+const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
+const CACHE = join(root, 'bench', 'out', 'cache');
+const registry = new ModelRegistry(join(root, 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
+const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), 416);
+const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
+const RATE = 0.2;
+const q = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(2) : '-');
+
+console.log(machineLine());
+for (const scene of SCENES) {
+  const place = placeScene(ff.path, TESTDATA, scene, false, CACHE);
+  const det = await detectAll(ff, detector, modelFile, place.file, CACHE, 0.1);
+  const frames = await withAppearance(ff, place.file, detector.inputSize, det.frames, 0.3, CACHE);
+  const gt = placeBoxes(readMot(join(TESTDATA, scene.gt)).boxes, place, scene, true);
+  const byFrame = new Map<number, typeof gt>();
+  for (const b of gt) byFrame.set(b.frame, [...(byFrame.get(b.frame) ?? []), b]);
+  const known = new Map<number, { look: Appearance; frame: number; x: number; y: number; h: number }>();
+  const same: number[] = [];
+  const gapSame: number[] = [];
+  const other: number[] = [];
+  frames.forEach((f, i) => {
+    const s = place.frameW / f.width;
+    const dets = f.dets.filter((d) => d.score >= 0.5 && d.look);
+    const truth = byFrame.get(i + 1) ?? [];
+    const cost = new Float64Array(truth.length * dets.length);
+    for (let a = 0; a < truth.length; a++)
+      for (let b = 0; b < dets.length; b++) {
+        const d = dets[b]!;
+        cost[a * dets.length + b] = 1 - iouBox(truth[a]!, { frame: 0, id: 0, x: d.x1 * s, y: d.y1 * s, w: (d.x2 - d.x1) * s, h: (d.y2 - d.y1) * s });
+      }
+    for (const [a, b] of linearAssignment(cost, truth.length, dets.length, 0.5).matches) {
+      const d = dets[b]!;
+      const id = truth[a]!.id;
+      const x = (d.x1 + d.x2) / 2;
+      const h = d.y2 - d.y1;
+      for (const [oid, o] of known) {
+        if (i - o.frame > 30 || Math.hypot(o.x - x, o.y - d.y2) > 2 * Math.max(h, o.h)) continue;
+        const sim = appearanceSimilarity(o.look, d.look!);
+        (oid === id ? same : other).push(sim);
+        if (oid === id && i - o.frame >= 3) gapSame.push(sim);
+      }
+      const k = known.get(id);
+      if (k) blendAppearance(k.look, d.look!, RATE);
+      known.set(id, { look: k?.look ?? Float32Array.from(d.look!), frame: i, x, y: d.y2, h });
+    }
+  });
+  console.log(
+    `${scene.name} (${scene.split}): same person n=${same.length} p5 ${q(same, 0.05)} p10 ${q(same, 0.1)} median ${q(same, 0.5)} | others nearby n=${other.length} median ${q(other, 0.5)} p90 ${q(other, 0.9)} p95 ${q(other, 0.95)}`,
+  );
+  const rows = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85].map(
+    (t) =>
+      `${t}: same rejected ${((100 * same.filter((x) => x < t).length) / Math.max(1, same.length)).toFixed(1)}%, others accepted ${((100 * other.filter((x) => x >= t).length) / Math.max(1, other.length)).toFixed(1)}%`,
+  );
+  console.log(`  ${rows.join(' | ')}`);
+  const auc = (a: number[], b: number[]) => {
+    let w = 0;
+    for (const x of a) for (const y of b) w += x > y ? 1 : x === y ? 0.5 : 0;
+    return (w / Math.max(1, a.length * b.length)).toFixed(3);
+  };
+  console.log(
+    `  same after a gap of 3+ frames n=${gapSame.length} p10 ${q(gapSame, 0.1)} median ${q(gapSame, 0.5)}; AUC same vs others ${auc(
+      same.filter((_, k) => k % 4 === 0),
+      other.filter((_, k) => k % 4 === 0),
+    )}, after a gap ${auc(
+      gapSame,
+      other.filter((_, k) => k % 4 === 0),
+    )}`,
+  );
+}
+await registry.close();
