@@ -15,7 +15,8 @@ import { fitRigid, imagePlane, upperFace } from './rigid-pose.js';
  * fit a rigid rotation as well as a real head's do). So the two points are followed in the
  * pixels: a patch around each in the frame the turn is measured from is found again in the
  * frame that reaches the angle (normalised cross-correlation), and the difference of their
- * displacements is compared with what the landmark model's own depth and yaw predict.
+ * displacements is compared with what the rotation fitted to the landmarks (rigid-pose.ts)
+ * predicts for the landmarks' depth.
  */
 
 /** A grey crop of a frame on a grid aligned to absolute image positions (multiples of `step`). */
