@@ -99,8 +99,9 @@ function isBaseline(type: ChallengeType, m: FaceMeasures): boolean {
  * from a baseline frame seen while it was current (isBaseline): a turn or look must move the
  * head by the configured angle from that frame's pose, a turn ending turned to the asked side
  * (and `moved`: the frame changed since that one as a
- * turning 3-D head's does, its face region and the outline around it, where a warped photo's
- * do not; see silhouette.ts), a smile or open mouth must rise from a neutral
+ * turning 3-D head's does, its face region and the outline around it, and for a turn its nose
+ * against the bridge by their depth, where a warped photo's do not; see silhouette.ts and
+ * depth-parallax.ts), a smile or open mouth must rise from a neutral
  * score past its threshold, and a blink must go open -> closed -> open. Frames that do not
  * complete the challenge are offered as its baseline (seedBaseline).
  */

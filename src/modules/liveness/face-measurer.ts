@@ -2,7 +2,7 @@ import type { RgbImage } from '../../core/image-decode.js';
 import type { FaceService } from '../face/face-service.js';
 import { BlendshapeModel } from './blendshapes.js';
 import type { FaceMeasures } from './challenge-rules.js';
-import { FaceLandmarker } from './face-landmarker.js';
+import { FaceLandmarker, LANDMARK_COUNT, LANDMARK_INPUT, type DenseLandmarks } from './face-landmarker.js';
 import type { FaceBox } from './face-roi.js';
 import { headPose } from './head-pose.js';
 
@@ -27,6 +27,11 @@ export interface MeasuredFace {
   measurable: boolean;
   /** Run time of both models in the inference pool, ms. */
   modelMs: number;
+  /**
+   * The 478 landmarks in image pixels, x y z interleaved (z: the model's depth, scaled like x,
+   * away from the camera): what the rigid head check fits across frames (rigid-pose.ts).
+   */
+  points: Float32Array;
 }
 
 const IRIS_A = 468;
@@ -41,6 +46,18 @@ function eyeFit(image: Float32Array, face: FaceBox): number {
   const b: [number, number] = [image[IRIS_B * 2]!, image[IRIS_B * 2 + 1]!];
   const d = (p: [number, number], q: [number, number]) => Math.hypot(p[0] - q[0], p[1] - q[1]);
   return Math.min(d(a, e1) + d(b, e2), d(b, e1) + d(a, e2)) / 2 / ed;
+}
+
+/** The landmarks in image pixels with depth: x and y as the model placed them in the image, z scaled from the crop. */
+function imagePoints(lm: DenseLandmarks): Float32Array {
+  const out = new Float32Array(LANDMARK_COUNT * 3);
+  const zScale = lm.roi.side / LANDMARK_INPUT;
+  for (let i = 0; i < LANDMARK_COUNT; i++) {
+    out[i * 3] = lm.image[i * 2]!;
+    out[i * 3 + 1] = lm.image[i * 2 + 1]!;
+    out[i * 3 + 2] = lm.crop[i * 3 + 2]! * zScale;
+  }
+  return out;
 }
 
 /**
@@ -76,6 +93,7 @@ export class FaceMeasurer {
       eyeFit: fit,
       measurable: lm.presence >= MIN_PRESENCE && fit <= MAX_EYE_FIT,
       modelMs,
+      points: imagePoints(lm),
     };
   }
 }

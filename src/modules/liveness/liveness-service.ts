@@ -8,6 +8,7 @@ import { AbuseLimiter } from './abuse-limiter.js';
 import { CAPTURE, captureProblem, identicalFraction, mirroredOf, sampleFrame, type FrameSample } from './capture-evidence.js';
 import type { RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
+import { greyPatch, patchStep, showsParallax, type FaceView } from './depth-parallax.js';
 import { FaceMeasurer } from './face-measurer.js';
 import { analyseFrameFaces, detectFrameFaces, faceBox, type FrameFace } from './face-source.js';
 import { livenessEventData } from './liveness-events.js';
@@ -78,8 +79,11 @@ export class LivenessService {
   private readonly settings: RuleSettings;
   /** Capture evidence of each session's latest frames (dropped with the session). */
   private readonly samples = new WeakMap<LivenessSession, FrameSample[]>();
-  /** Capture evidence of each session's current baseline frame (what a turn or look is measured from). */
-  private readonly baselines = new WeakMap<LivenessSession, { at: number; sample: FrameSample }>();
+  /**
+   * Evidence of each session's current baseline frame (what a turn or look is measured from):
+   * its capture sample, and for a turn its face crop and landmarks (the depth parallax check).
+   */
+  private readonly baselines = new WeakMap<LivenessSession, { at: number; sample: FrameSample; view: FaceView | null }>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeps = 0;
 
@@ -246,9 +250,16 @@ export class LivenessService {
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
-      const moved = this.movedLikeAHead(session, judged, sample);
+      // A turn is checked against the pixels of its baseline frame (depth parallax), so the face
+      // crop is kept for frames judged against a turn or seeding the next challenge, a turn.
+      let view: FaceView | null = null;
+      const viewOf = () => (view ??= { patch: greyPatch(img, face.bbox, this.baselines.get(session)?.view?.patch.step ?? patchStep(face.bbox)), points: m.points });
+      const moved = this.movedLikeAHead(session, judged, sample, isTurn(judged) ? viewOf() : null);
       const j = session.judge(m.measures, this.settings, arrivedAt, moved);
-      if (session.baselineAt === arrivedAt) this.baselines.set(session, { at: arrivedAt, sample });
+      if (session.baselineAt === arrivedAt) {
+        const next = session.currentChallenge?.type;
+        this.baselines.set(session, { at: arrivedAt, sample, view: next && isTurn(next) ? viewOf() : null });
+      }
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
     });
@@ -257,16 +268,21 @@ export class LivenessService {
   /**
    * Whether a frame changed since the current challenge's baseline frame as a turning or nodding
    * head does (only turns and looks ask): its face region is not largely the same pixels (a photo
-   * warped inside its outline is), and the outline beside the face (turns) or above and below it
-   * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts). Without the
-   * baseline frame's evidence nothing counts as moved.
+   * warped inside its outline is), the outline beside the face (turns) or above and below it
+   * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts), and for a turn
+   * the nose tip moved further than the bridge between the eyes by its depth, which a flat
+   * picture's cannot (depth-parallax.ts). Without the baseline frame's evidence nothing counts as
+   * moved. The silhouette and parallax checks are both required: each stops edits the other lets
+   * through (an edit that reaches the band beside the face; one whose nose the patch match loses).
    */
-  private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample): boolean {
-    const axis = type === 'TURN_LEFT' || type === 'TURN_RIGHT' ? 'yaw' : type === 'LOOK_UP' || type === 'LOOK_DOWN' ? 'pitch' : null;
+  private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample, view: FaceView | null): boolean {
+    const axis = isTurn(type) ? 'yaw' : type === 'LOOK_UP' || type === 'LOOK_DOWN' ? 'pitch' : null;
     if (!axis) return true;
     const base = this.baselines.get(session);
     if (!base || base.at !== session.baselineAt) return false;
-    return identicalFraction(sample, base.sample) <= CAPTURE.maxIdenticalToBaseline && silhouetteChange(base.sample, sample, axis) >= SILHOUETTE.minChangedFraction;
+    if (identicalFraction(sample, base.sample) > CAPTURE.maxIdenticalToBaseline || silhouetteChange(base.sample, sample, axis) < SILHOUETTE.minChangedFraction) return false;
+    if (axis === 'pitch') return true;
+    return base.view !== null && view !== null && showsParallax(base.view, view);
   }
 
   /** 404 when the session was cancelled (DELETE) while its frame was being decoded or judged. */
@@ -340,6 +356,8 @@ export class LivenessService {
     }
   }
 }
+
+const isTurn = (type: ChallengeType) => type === 'TURN_LEFT' || type === 'TURN_RIGHT';
 
 export function emptyFrameTimings(): FrameTimings {
   return { decode: 0, face: 0, face_detect_model: 0, face_embed: 0, face_liveness: 0, measure: 0, measure_model: 0 };
