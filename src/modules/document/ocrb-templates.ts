@@ -54,6 +54,15 @@ export function ocrbFontFile(): string | undefined {
  */
 export async function renderOcrbTemplates(): Promise<GlyphTemplates | undefined> {
   if (!ocrbFontFile()) return undefined;
+  try {
+    return await render();
+  } catch {
+    // librsvg or fontconfig unable to render: the reader works without templates.
+    return undefined;
+  }
+}
+
+async function render(): Promise<GlyphTemplates | undefined> {
   const S = RENDER_SIZE;
   const lead = 10;
   const text = 'H'.repeat(lead) + MRZ_ALPHABET;
