@@ -73,8 +73,16 @@ export function sampleCell(p: InkPlane, g: RowGeometry, k: number, dx = 0, dy = 
   if (fine)
     for (let gy = 0; gy < GRID_H; gy++)
       for (let gx = 0; gx < GRID_W; gx++) {
+        // Unrolled (no array per grid cell), in the order the four samples were always summed.
+        const ya = y0 + (gy + 0.25) * sy;
+        const yb = y0 + (gy + 0.75) * sy;
+        const xa = left + (gx + 0.25) * sx;
+        const xb = left + (gx + 0.75) * sx;
         let s = 0;
-        for (const oy of [0.25, 0.75]) for (const ox of [0.25, 0.75]) s += bilinear(p, left + (gx + ox) * sx, y0 + (gy + oy) * sy);
+        s += bilinear(p, xa, ya);
+        s += bilinear(p, xb, ya);
+        s += bilinear(p, xa, yb);
+        s += bilinear(p, xb, yb);
         out[gy * GRID_W + gx] = s;
       }
   else

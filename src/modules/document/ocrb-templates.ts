@@ -193,19 +193,22 @@ export function blurGrid(g: Float32Array, sigma: number): Float32Array {
   return out;
 }
 
-/** Zero mean, unit norm (a flat cell stays all zeros): the dot product of two is their normalised cross-correlation. */
+/**
+ * Zero mean, unit norm (a flat cell stays all zeros), in place: the dot product of two is
+ * their normalised cross-correlation. In place because cells are sampled by the thousand
+ * per zone, and a second array each doubled the garbage collector's work.
+ */
 export function normalise(g: Float32Array): Float32Array {
   let mean = 0;
   for (const v of g) mean += v;
   mean /= g.length;
   let ss = 0;
-  const out = new Float32Array(g.length);
   for (let i = 0; i < g.length; i++) {
-    out[i] = g[i]! - mean;
-    ss += out[i]! ** 2;
+    g[i] = g[i]! - mean;
+    ss += g[i]! ** 2;
   }
   const norm = Math.sqrt(ss);
-  if (norm > 1e-6) for (let i = 0; i < out.length; i++) out[i] = out[i]! / norm;
-  else out.fill(0);
-  return out;
+  if (norm > 1e-6) for (let i = 0; i < g.length; i++) g[i] = g[i]! / norm;
+  else g.fill(0);
+  return g;
 }
