@@ -73,65 +73,82 @@ export interface GlyphReport {
  * OCR-B templates, row by row where OCR-B explains the row. Returns new distributions
  * (the input is not changed).
  */
-export function applyGlyphEvidence(templates: GlyphTemplates, format: FormatDef, rows: GlyphRow[], slots: SlotDist[][], classIdx: number[], report?: GlyphReport): SlotDist[][] {
-  return slots.map((line, li) => {
-    const row = rows[li];
-    if (!row) return line;
-    const length = line.length;
-    const timed = alignLineTimed(row.matrix, classIdx, row.read, length);
-    const anchors: Anchor[] = [];
-    for (let k = 0; k < length; k++) {
-      const d = line[k]!;
-      const top = argmax(d);
-      if (timed.owner[k] !== undefined && d[top]! >= ANCHOR_SURE) {
-        const ch = row.read.chars[timed.owner[k]!]!;
-        anchors.push({ k, c: MRZ_ALPHABET[top]!, x: stepX((ch.t0 + ch.t1) / 2) });
-      }
-    }
-    if (anchors.length < MIN_ANCHORS) return line;
-    const ink = inkOf(row.line.data, row.line.width, row.line.height);
-    const fitted = fitRow(ink, templates, timed.pitch * WIDTH_STEP, capGuess(row.line), anchors);
-    if (!fitted) return line;
-    const { geometry, fit, agreement, variant } = fitted;
-    const rowReport = { fit, agreement, changed: [] as string[] };
-    report?.rows.push(rowReport);
-    if (fit < MIN_FIT || agreement < MIN_AGREEMENT) return line;
-    const trust = Math.min(1, (fit - MIN_FIT) / (FULL_FIT - MIN_FIT));
-    const out = line.map((d) => new Float32Array(d));
-    // Cells far beyond the outermost anchors would be placed by extrapolation only: left alone.
-    const from = Math.max(0, anchors[0]!.k - ANCHOR_REACH_CELLS);
-    const to = Math.min(length - 1, anchors[anchors.length - 1]!.k + ANCHOR_REACH_CELLS);
-    for (let k = from; k <= to; k++) {
-      const d = line[k]!;
-      const cls = format.classes[li]![k]!;
-      const admitted = [...MRZ_ALPHABET].map((c, i) => ({ c, p: d[i]! })).filter((x) => classAllows(cls, x.c));
-      admitted.sort((a, b) => b.p - a.p);
-      const bestP = admitted[0]?.p ?? 0;
-      const candidates = admitted.filter((x, i) => i < MAX_CANDIDATES && x.p >= bestP * CANDIDATE_RATIO).map((x) => x.c);
-      // The read character's look-alikes are candidates however unlikely the recogniser found
-      // them: a document number's leading O read as 0 at 0.99 fails its check digit, and the
-      // repair can only pick an O that has some probability.
-      const top = admitted[0]?.c;
-      for (const c of top ? (CONFUSABLE[top] ?? '') : '') if (!candidates.includes(c) && classAllows(cls, c)) candidates.push(c);
-      if (candidates.length < 2) continue;
-      const scores = scoreCandidates(ink, templates, geometry, variant, k, candidates);
-      const best = Math.max(...scores.values());
-      const worst = Math.min(...scores.values());
-      const o = out[k]!;
-      let sum = 0;
-      for (let i = 0; i < o.length; i++) {
-        const s = scores.get(MRZ_ALPHABET[i]!);
-        o[i] = s === undefined ? d[i]! * Math.exp(SHARPNESS * trust * (worst - best)) : (d[i]! + CANDIDATE_FLOOR * trust) * Math.exp(SHARPNESS * trust * (s - best));
-        sum += o[i]!;
-      }
-      if (sum > 0) for (let i = 0; i < o.length; i++) o[i] = o[i]! / sum;
-      const before = MRZ_ALPHABET[argmax(d)]!;
-      const after = MRZ_ALPHABET[argmax(o)]!;
-      if (before !== after) rowReport.changed.push(`${k}:${before}>${after}`);
-    }
-    return out;
-  });
+export async function applyGlyphEvidence(templates: GlyphTemplates, format: FormatDef, rows: GlyphRow[], slots: SlotDist[][], classIdx: number[], report?: GlyphReport): Promise<SlotDist[][]> {
+  const out: SlotDist[][] = [];
+  for (let li = 0; li < slots.length; li++) out.push(await reweighRow(templates, format, rows[li], slots[li]!, li, classIdx, report));
+  return out;
 }
+
+/**
+ * One row of applyGlyphEvidence. The stage is plain JavaScript on the main thread (a zone
+ * read spends about 30 ms in it, 10% of the read), so it hands the event loop back before
+ * the row, after the row's fit and every few cells, instead of holding other requests and
+ * camera frames for the whole stage. The longest slice left is one row's fit.
+ */
+async function reweighRow(templates: GlyphTemplates, format: FormatDef, row: GlyphRow | undefined, line: SlotDist[], li: number, classIdx: number[], report?: GlyphReport): Promise<SlotDist[]> {
+  await yieldToLoop();
+  if (!row) return line;
+  const length = line.length;
+  const timed = alignLineTimed(row.matrix, classIdx, row.read, length);
+  const anchors: Anchor[] = [];
+  for (let k = 0; k < length; k++) {
+    const d = line[k]!;
+    const top = argmax(d);
+    if (timed.owner[k] !== undefined && d[top]! >= ANCHOR_SURE) {
+      const ch = row.read.chars[timed.owner[k]!]!;
+      anchors.push({ k, c: MRZ_ALPHABET[top]!, x: stepX((ch.t0 + ch.t1) / 2) });
+    }
+  }
+  if (anchors.length < MIN_ANCHORS) return line;
+  const ink = inkOf(row.line.data, row.line.width, row.line.height);
+  const fitted = fitRow(ink, templates, timed.pitch * WIDTH_STEP, capGuess(row.line), anchors);
+  if (!fitted) return line;
+  await yieldToLoop();
+  const { geometry, fit, agreement, variant } = fitted;
+  const rowReport = { fit, agreement, changed: [] as string[] };
+  report?.rows.push(rowReport);
+  if (fit < MIN_FIT || agreement < MIN_AGREEMENT) return line;
+  const trust = Math.min(1, (fit - MIN_FIT) / (FULL_FIT - MIN_FIT));
+  const out = line.map((d) => new Float32Array(d));
+  // Cells far beyond the outermost anchors would be placed by extrapolation only: left alone.
+  const from = Math.max(0, anchors[0]!.k - ANCHOR_REACH_CELLS);
+  const to = Math.min(length - 1, anchors[anchors.length - 1]!.k + ANCHOR_REACH_CELLS);
+  for (let k = from; k <= to; k++) {
+    if ((k - from) % CELLS_PER_SLICE === CELLS_PER_SLICE - 1) await yieldToLoop();
+    const d = line[k]!;
+    const cls = format.classes[li]![k]!;
+    const admitted = [...MRZ_ALPHABET].map((c, i) => ({ c, p: d[i]! })).filter((x) => classAllows(cls, x.c));
+    admitted.sort((a, b) => b.p - a.p);
+    const bestP = admitted[0]?.p ?? 0;
+    const candidates = admitted.filter((x, i) => i < MAX_CANDIDATES && x.p >= bestP * CANDIDATE_RATIO).map((x) => x.c);
+    // The read character's look-alikes are candidates however unlikely the recogniser found
+    // them: a document number's leading O read as 0 at 0.99 fails its check digit, and the
+    // repair can only pick an O that has some probability.
+    const top = admitted[0]?.c;
+    for (const c of top ? (CONFUSABLE[top] ?? '') : '') if (!candidates.includes(c) && classAllows(cls, c)) candidates.push(c);
+    if (candidates.length < 2) continue;
+    const scores = scoreCandidates(ink, templates, geometry, variant, k, candidates);
+    const best = Math.max(...scores.values());
+    const worst = Math.min(...scores.values());
+    const o = out[k]!;
+    let sum = 0;
+    for (let i = 0; i < o.length; i++) {
+      const s = scores.get(MRZ_ALPHABET[i]!);
+      o[i] = s === undefined ? d[i]! * Math.exp(SHARPNESS * trust * (worst - best)) : (d[i]! + CANDIDATE_FLOOR * trust) * Math.exp(SHARPNESS * trust * (s - best));
+      sum += o[i]!;
+    }
+    if (sum > 0) for (let i = 0; i < o.length; i++) o[i] = o[i]! / sum;
+    const before = MRZ_ALPHABET[argmax(d)]!;
+    const after = MRZ_ALPHABET[argmax(o)]!;
+    if (before !== after) rowReport.changed.push(`${k}:${before}>${after}`);
+  }
+  return out;
+}
+
+/** Cells scored between two hand-backs of the event loop. */
+const CELLS_PER_SLICE = 8;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function argmax(d: SlotDist): number {
   let best = 0;

@@ -231,7 +231,7 @@ export class MrzReader {
       variants.push(...more);
       slots = set.map((_, li) => fuse(variants.map((v) => this.align(v[li]!, length))));
     }
-    const fused = this.finish(set, this.withGlyphs(set, slots, length), length);
+    const fused = this.finish(set, await this.withGlyphs(set, slots, length), length);
     if (fused?.parsed.result.check_digits_valid) return fused;
     const tight = await this.readQuads(
       img,
@@ -246,7 +246,7 @@ export class MrzReader {
     if (!tight.every((r) => r.read.text.length === length)) return fused;
     const alone = this.finish(
       set,
-      this.withGlyphs(
+      await this.withGlyphs(
         tight,
         tight.map((r) => fuse([this.align(r, length)])),
         length,
@@ -257,7 +257,7 @@ export class MrzReader {
   }
 
   /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
-  private withGlyphs(set: RowRead[], slots: SlotDist[][], length: number): SlotDist[][] {
+  private async withGlyphs(set: RowRead[], slots: SlotDist[][], length: number): Promise<SlotDist[][]> {
     if (!this.glyphs) return slots;
     const format = pickFormat(set.length, length, slots);
     // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
@@ -265,7 +265,7 @@ export class MrzReader {
     if (!unsure && parseMrz(repairMrz(format, slots).lines)?.result.check_digits_valid) return slots;
     const report: GlyphReport = { rows: [] };
     const t0 = performance.now();
-    const out = applyGlyphEvidence(this.glyphs, format, set, slots, this.classIdx, report);
+    const out = await applyGlyphEvidence(this.glyphs, format, set, slots, this.classIdx, report);
     if (this.trace)
       this.trace(`glyphs ${(performance.now() - t0).toFixed(1)} ms ${report.rows.map((r) => `fit=${r.fit.toFixed(2)} agree=${r.agreement.toFixed(2)} ${r.changed.join(',')}`).join(' | ')}`);
     return out;
