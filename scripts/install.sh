@@ -20,6 +20,12 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(
   exit 1
 }
 
+# OCR-B, the MRZ font: the document module renders its glyph templates from it (without it the
+# MRZ is read by the recogniser alone, and the module's health detail says so).
+if [ ! -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] && command -v apt-get >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-ocr-b || echo "install.sh: could not install fonts-ocr-b; MRZ glyph classifier off" >&2
+fi
+
 if [ "${WITH_SYSTEM_FFMPEG:-0}" = 1 ]; then
   apt-get update -qq && apt-get install -y -qq ffmpeg
 fi

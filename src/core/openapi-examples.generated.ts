@@ -174,7 +174,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "details": {
         "face": "detector face_det_scrfd_500m, recognizer face_rec_faceplugin_512d, passive liveness on, demographics on",
-        "document": "PP-OCRv4 detection + recognition, orientation classifier on; portraits via the face module",
+        "document": "PP-OCRv4 detection + recognition, orientation classifier on; MRZ glyph classifier on (OCR-B templates); portraits via the face module",
         "liveness": "0 sessions held; passive liveness on every frame",
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",

@@ -67,6 +67,8 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
     for (const m of c.models!) assert.match(m.license, /Apache-2\.0/);
     const health = (await t.app.inject({ method: 'GET', url: '/api/v1/admin/health' })).json();
     assert.equal(health.modules.document, true, health.details.document);
+    // OCR-B is installed for the tests (.ci/apt-packages.txt): the MRZ glyph classifier is on, and says so.
+    assert.match(health.details.document, /MRZ glyph classifier on/);
   });
 
   it('/mrz reads a TD3 passport into the spec fields with all check digits valid', async () => {

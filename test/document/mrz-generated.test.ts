@@ -170,3 +170,26 @@ describe('generated ICAO 9303 documents: zones that were not found or read as an
     assert.deepEqual(wrongFields(got, want), [], got?.raw_mrz.join(' / '));
   });
 });
+
+describe('OCR-B glyph evidence on generated documents (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15) from development seed 1104166753 of the evaluation bench, each read wrong by the
+  // recogniser alone and right with the OCR-B templates' evidence:
+  // - #20 (MRV-A), #23 (TD3), #46 (TD2): a document number's O read as 0 at near certainty; its check digit
+  //   failed and the repair could not pick the O the recogniser had all but ruled out;
+  // - #48 (TD1): a one-letter given name `C` read as a filler, which wiped the given names.
+  it('reads O in document numbers and a single-letter name the recogniser misread', async () => {
+    for (const [index, format] of [
+      [20, 'MRVA'],
+      [23, 'TD3'],
+      [46, 'TD2'],
+      [48, 'TD1'],
+    ] as const) {
+      const { want, got, status, format: drawn } = await readEvalDoc(1104166753, index);
+      assert.equal(drawn, format);
+      assert.equal(status, 200, `${format} #${index}`);
+      assert.deepEqual(wrongFields(got, want), [], `${format} #${index}: ${got?.raw_mrz.join(' / ')}`);
+    }
+  });
+});

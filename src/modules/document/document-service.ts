@@ -8,6 +8,7 @@ import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
 import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
 import type { TextBox } from './text-detector.js';
+import type { GlyphTemplates } from './ocrb-templates.js';
 import type { CV } from './opencv.js';
 import type { DocumentVerifyResult, OcrResult } from './schema.js';
 import { unrotatePoint } from './text-orientation.js';
@@ -67,9 +68,11 @@ export class DocumentService {
     dictionary: string[],
     private readonly config: VigilConfig['document'],
     private readonly faces: () => FaceService | undefined,
+    /** OCR-B templates for the MRZ reader's glyph classifier (undefined: the font is not installed). */
+    glyphs?: GlyphTemplates,
   ) {
     this.engine = new OcrEngine(cv, sessions, dictionary);
-    this.mrzReader = new MrzReader(this.engine);
+    this.mrzReader = new MrzReader(this.engine, undefined, glyphs);
   }
 
   /**

@@ -9,6 +9,9 @@ import { mrzConfidence, UNCERTAIN_BELOW } from './mrz-confidence.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
+import type { LineImage } from './line-crop.js';
+import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
+import type { GlyphTemplates } from './ocrb-templates.js';
 
 export interface MrzReading {
   /** The parse, its result completed with field_confidence and warnings. */
@@ -26,6 +29,7 @@ interface RowRead {
   matrix: CtcMatrix;
   cropWidth: number;
   stretch: number;
+  line: LineImage;
 }
 
 /**
@@ -74,6 +78,9 @@ const MRZ_ROW_GROWTH = 1.35;
  */
 const TIGHT_PASS: ReadPass = { stretch: 1.15, fromSource: false, growth: 1 };
 
+/** A zone with a character read below this (or a failing check) asks for glyph evidence. */
+const GLYPH_ASK_BELOW = 0.9;
+
 /** A names character read with less probability than this asks for the other reads. */
 const NAME_SURE = UNCERTAIN_BELOW;
 
@@ -91,6 +98,8 @@ export class MrzReader {
     private readonly engine: OcrEngine,
     /** Receives each row's raw reading (for the evaluation bench and debugging). */
     private readonly trace?: (msg: string) => void,
+    /** OCR-B templates for the glyph classifier; without them the recogniser decides alone. */
+    private readonly glyphs?: GlyphTemplates,
   ) {
     this.classIdx = mrzClassIndices(engine.dictionary);
   }
@@ -131,7 +140,7 @@ export class MrzReader {
     const from = pass.fromSource && source ? source.image : img;
     const cut = pass.fromSource && source ? grown.map((q) => q.map(source.toSource) as Quad) : grown;
     const lines = await this.engine.readQuads(from, cut, { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic' });
-    const reads = quads.map((quad, i) => ({ quad, matrix: lines[i]!.matrix, read: readMrzLine(lines[i]!.matrix, this.classIdx), cropWidth: lines[i]!.width, stretch }));
+    const reads = quads.map((quad, i) => ({ quad, matrix: lines[i]!.matrix, read: readMrzLine(lines[i]!.matrix, this.classIdx), cropWidth: lines[i]!.width, stretch, line: lines[i]!.line }));
     if (this.trace) for (const r of reads) this.trace(`stretch ${stretch}${pass.fromSource ? ' source' : ''} w=${r.cropWidth} T=${r.matrix.steps} ${r.read.text}`);
     return reads;
   }
@@ -222,7 +231,7 @@ export class MrzReader {
       variants.push(...more);
       slots = set.map((_, li) => fuse(variants.map((v) => this.align(v[li]!, length))));
     }
-    const fused = this.finish(set, slots, length);
+    const fused = this.finish(set, await this.withGlyphs(set, slots, length), length);
     if (fused?.parsed.result.check_digits_valid) return fused;
     const tight = await this.readQuads(
       img,
@@ -237,10 +246,29 @@ export class MrzReader {
     if (!tight.every((r) => r.read.text.length === length)) return fused;
     const alone = this.finish(
       set,
-      tight.map((r) => fuse([this.align(r, length)])),
+      await this.withGlyphs(
+        tight,
+        tight.map((r) => fuse([this.align(r, length)])),
+        length,
+      ),
       length,
     );
     return alone?.parsed.result.check_digits_valid && (!fused || score(alone) > score(fused)) ? alone : fused;
+  }
+
+  /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
+  private async withGlyphs(set: RowRead[], slots: SlotDist[][], length: number): Promise<SlotDist[][]> {
+    if (!this.glyphs) return slots;
+    const format = pickFormat(set.length, length, slots);
+    // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
+    const unsure = slots.some((line) => line.some((d) => Math.max(...d) < GLYPH_ASK_BELOW));
+    if (!unsure && parseMrz(repairMrz(format, slots).lines)?.result.check_digits_valid) return slots;
+    const report: GlyphReport = { rows: [] };
+    const t0 = performance.now();
+    const out = await applyGlyphEvidence(this.glyphs, format, set, slots, this.classIdx, report);
+    if (this.trace)
+      this.trace(`glyphs ${(performance.now() - t0).toFixed(1)} ms ${report.rows.map((r) => `fit=${r.fit.toFixed(2)} agree=${r.agreement.toFixed(2)} ${r.changed.join(',')}`).join(' | ')}`);
+    return out;
   }
 
   /** Repairs and parses a zone's per-position distributions; undefined when they make no plausible MRZ. */

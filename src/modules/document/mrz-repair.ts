@@ -6,7 +6,7 @@ import { resolveChecks } from './mrz-parser.js';
 export type SlotDist = Float32Array;
 
 /** Characters an OCR engine mistakes for each other in the OCR-B font. */
-const CONFUSABLE: Record<string, string> = {
+export const CONFUSABLE: Record<string, string> = {
   '0': 'ODQU',
   O: '0DQ',
   D: '0O',

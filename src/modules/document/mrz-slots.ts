@@ -129,34 +129,57 @@ function assign(centers: number[], length: number, first: number, pitch: number)
  * the last about 4.5 steps before the end.
  */
 export function alignLine(m: CtcMatrix, classIdx: number[], read: LineRead, length: number): AlignedSlot[] {
+  return alignLineTimed(m, classIdx, read, length).slots;
+}
+
+/** A line aligned to its positions, with the timing fitted: position k is centred on timestep first + k * pitch. */
+export interface TimedAlignment {
+  slots: AlignedSlot[];
+  /** Per position, the index of the decoded character placed there (undefined: read from a gap). */
+  owner: (number | undefined)[];
+  first: number;
+  pitch: number;
+}
+
+/** alignLine, also returning the fitted timing (where the glyph classifier cuts each position's cell). */
+export function alignLineTimed(m: CtcMatrix, classIdx: number[], read: LineRead, length: number): TimedAlignment {
   const chars = read.chars;
   const centers = chars.map((c) => (c.t0 + c.t1) / 2);
-  if (chars.length === length) return chars.map((c) => ({ dist: windowDist(m, classIdx, c.t0, c.t1), weight: 1 }));
   let first = 1.5;
   let pitch = (m.steps - 4.5 - first) / (length - 1);
+  if (chars.length === length) {
+    const fit = lineFit(centers.map((c, k) => [k, c] as const));
+    return { slots: chars.map((c) => ({ dist: windowDist(m, classIdx, c.t0, c.t1), weight: 1 })), owner: chars.map((_, i) => i), first: fit?.first ?? first, pitch: fit?.pitch ?? pitch };
+  }
   let owner = assign(centers, length, first, pitch);
   // Refit first and pitch to the assigned characters, then assign again.
-  const pairs = owner.flatMap((ci, k) => (ci === undefined ? [] : [[k, centers[ci]!] as const]));
-  if (pairs.length >= 2) {
-    const mk = pairs.reduce((s2, [k]) => s2 + k, 0) / pairs.length;
-    const mc = pairs.reduce((s2, [, c]) => s2 + c, 0) / pairs.length;
-    let sxy = 0;
-    let sxx = 0;
-    for (const [k, c] of pairs) {
-      sxy += (k - mk) * (c - mc);
-      sxx += (k - mk) ** 2;
-    }
-    if (sxx > 0 && sxy > 0) {
-      pitch = sxy / sxx;
-      first = mc - pitch * mk;
-      owner = assign(centers, length, first, pitch);
-    }
+  const fit = lineFit(owner.flatMap((ci, k) => (ci === undefined ? [] : [[k, centers[ci]!] as const])));
+  if (fit) {
+    ({ first, pitch } = fit);
+    owner = assign(centers, length, first, pitch);
   }
-  return owner.map((ci, k) => {
+  const slots = owner.map((ci, k) => {
     if (ci !== undefined) return { dist: windowDist(m, classIdx, chars[ci]!.t0, chars[ci]!.t1), weight: 1 };
     const center = first + k * pitch;
     return { dist: windowDist(m, classIdx, center - pitch / 2, center + pitch / 2), weight: GAP_WEIGHT };
   });
+  return { slots, owner, first, pitch };
+}
+
+/** Least-squares timestep = first + pitch * position over (position, timestep) pairs; undefined when it cannot be told. */
+function lineFit(pairs: (readonly [number, number])[]): { first: number; pitch: number } | undefined {
+  if (pairs.length < 2) return undefined;
+  const mk = pairs.reduce((s2, [k]) => s2 + k, 0) / pairs.length;
+  const mc = pairs.reduce((s2, [, c]) => s2 + c, 0) / pairs.length;
+  let sxy = 0;
+  let sxx = 0;
+  for (const [k, c] of pairs) {
+    sxy += (k - mk) * (c - mc);
+    sxx += (k - mk) ** 2;
+  }
+  if (!(sxx > 0 && sxy > 0)) return undefined;
+  const pitch = sxy / sxx;
+  return { first: mc - pitch * mk, pitch };
 }
 
 /** Fewest adjacent character pairs that make a pitch estimate. */

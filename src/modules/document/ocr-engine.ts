@@ -115,7 +115,7 @@ export class OcrEngine {
     try {
       for (const i of order) {
         const line = cropQuad(this.cv, src, quads[i]!, opts);
-        reads[i] = this.recognizer.recognize(line).then((matrix) => ({ matrix, width: line.width }));
+        reads[i] = this.recognizer.recognize(line).then((matrix) => ({ matrix, width: line.width, line }));
       }
     } finally {
       src.delete();
@@ -160,6 +160,8 @@ export class OcrEngine {
 export interface LineRead {
   matrix: CtcMatrix;
   width: number;
+  /** The crop as read (the MRZ reader's glyph classifier cuts its cells from it). */
+  line: LineImage;
 }
 
 export interface KnownLine {

@@ -5,7 +5,7 @@ import type { LineImage } from './line-crop.js';
 /** The recogniser's fixed input height (PaddleOCR's rec_image_shape 3x48x320). */
 export const REC_HEIGHT = 48;
 /** Input widths are rounded up to the network's 8-pixel step (one CTC timestep per 8 columns). */
-const WIDTH_STEP = 8;
+export const WIDTH_STEP = 8;
 
 /**
  * PP-OCRv4 line recognition, one run per line, issued as each line is cut. Measured on
