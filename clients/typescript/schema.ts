@@ -1058,9 +1058,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "be966404-f482-43ae-8bfd-8bb757822404",
+                     *         "id": "db7c296c-1d21-4eb3-8e8f-01789a353cdb",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-26T17:45:05.290Z",
+                     *         "timestamp": "2026-11-26T19:05:44.538Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1076,9 +1076,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "14032154-33f9-4f93-944a-2aab4fc6f6d6",
+                     *         "id": "2d88ae90-e667-4294-99e8-6bd4ea81d2db",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-26T17:45:05.087Z",
+                     *         "timestamp": "2026-11-26T19:05:44.336Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1201,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+                     *         "id": "89d67163-6525-442c-becc-cd567b97552f",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-26T17:45:06.109+00:00",
+                     *         "created_at": "2026-11-26T19:05:45.243+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1315,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+                     *       "id": "89d67163-6525-442c-becc-cd567b97552f",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-26T17:45:06.109+00:00",
+                     *       "created_at": "2026-11-26T19:05:45.243+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1443,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7"
+                     *       "removed": "89d67163-6525-442c-becc-cd567b97552f"
                      *     }
                      */
                     "application/json": {
@@ -1561,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+                     *       "id": "89d67163-6525-442c-becc-cd567b97552f",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-26T17:45:06.109+00:00",
+                     *       "created_at": "2026-11-26T19:05:45.243+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1708,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+                     *       "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795715106114000",
-                     *           "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
-                     *           "event_id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
+                     *           "delivery_id": "1795719945246000",
+                     *           "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *           "event_id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-26T17:45:06.114+00:00",
-                     *           "updated_at": "2026-11-26T17:45:06.284+00:00",
+                     *           "created_at": "2026-11-26T19:05:45.246+00:00",
+                     *           "updated_at": "2026-11-26T19:05:45.362+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1870,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795715106315000",
-                     *       "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
-                     *       "event_id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
+                     *       "delivery_id": "1795719945378000",
+                     *       "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *       "event_id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-26T17:45:06.315+00:00",
-                     *       "updated_at": "2026-11-26T17:45:06.315+00:00",
-                     *       "next_attempt_at": "2026-11-26T17:45:06.315Z",
+                     *       "created_at": "2026-11-26T19:05:45.378+00:00",
+                     *       "updated_at": "2026-11-26T19:05:45.378+00:00",
+                     *       "next_attempt_at": "2026-11-26T19:05:45.378Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -2012,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+                     *       "id": "89d67163-6525-442c-becc-cd567b97552f",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-26T17:45:06.109+00:00",
+                     *       "created_at": "2026-11-26T19:05:45.243+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2136,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
+                     *         "id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-26T17:45:06.114Z",
+                     *         "timestamp": "2026-11-26T19:05:45.246Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
+                     *           "message": "test delivery to webhook 89d67163-6525-442c-becc-cd567b97552f",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2151,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795715106114000",
-                     *         "webhook_id": "85b42d8c-e6b4-4e23-b3fa-44985e3398f7",
-                     *         "event_id": "0d1b9ea6-0d84-4bcb-887f-3a39e0d64c2e",
+                     *         "delivery_id": "1795719945246000",
+                     *         "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *         "event_id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-26T17:45:06.114+00:00",
-                     *         "updated_at": "2026-11-26T17:45:06.114+00:00",
-                     *         "next_attempt_at": "2026-11-26T17:45:06.114Z",
+                     *         "created_at": "2026-11-26T19:05:45.246+00:00",
+                     *         "updated_at": "2026-11-26T19:05:45.246+00:00",
+                     *         "next_attempt_at": "2026-11-26T19:05:45.246Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -3113,13 +3113,13 @@ export interface operations {
                      *         "field_confidence": {
                      *           "document_code": 0.998,
                      *           "issuing_country": 0.995,
-                     *           "document_number": 0.935,
-                     *           "surname": 0.984,
+                     *           "document_number": 0.993,
+                     *           "surname": 0.995,
                      *           "given_names": 0.996,
                      *           "nationality": 0.994,
-                     *           "date_of_birth": 0.98,
+                     *           "date_of_birth": 0.992,
                      *           "sex": 1,
-                     *           "expiry_date": 0.937
+                     *           "expiry_date": 0.99
                      *         },
                      *         "warnings": []
                      *       },
@@ -3520,15 +3520,15 @@ export interface operations {
                      *       ],
                      *       "check_digits_valid": true,
                      *       "field_confidence": {
-                     *         "document_code": 0.998,
+                     *         "document_code": 0.997,
                      *         "issuing_country": 0.997,
-                     *         "document_number": 0.914,
-                     *         "surname": 0.974,
-                     *         "given_names": 0.996,
+                     *         "document_number": 0.991,
+                     *         "surname": 0.994,
+                     *         "given_names": 0.987,
                      *         "nationality": 0.997,
-                     *         "date_of_birth": 0.987,
+                     *         "date_of_birth": 0.992,
                      *         "sex": 0.999,
-                     *         "expiry_date": 0.93
+                     *         "expiry_date": 1
                      *       },
                      *       "warnings": []
                      *     }
@@ -4053,21 +4053,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "de237098-c607-4202-be3a-9ec94fba0a77",
+                     *       "session_id": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7",
                      *       "challenges": [
+                     *         {
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "LOOK_UP",
                      *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4207,8 +4207,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "de237098-c607-4202-be3a-9ec94fba0a77",
-                     *       "challenge_type": "LOOK_UP",
+                     *       "session_id": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7",
+                     *       "challenge_type": "OPEN_MOUTH",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4426,26 +4426,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "de237098-c607-4202-be3a-9ec94fba0a77",
+                     *       "session_id": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7",
                      *       "challenges": [
+                     *         {
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "LOOK_UP",
                      *           "instruction": "look upward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "SMILE",
-                     *           "instruction": "smile",
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "LOOK_UP",
+                     *       "current_challenge": "OPEN_MOUTH",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4453,10 +4453,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-26T17:44:56.952Z",
-                     *       "expires_at": "2026-11-26T17:49:56.952Z",
-                     *       "challenge_started_at": "2026-11-26T17:44:56.970Z",
-                     *       "challenge_deadline": "2026-11-26T17:45:01.970Z",
+                     *       "created_at": "2026-11-26T19:05:36.702Z",
+                     *       "expires_at": "2026-11-26T19:10:36.702Z",
+                     *       "challenge_started_at": "2026-11-26T19:05:36.708Z",
+                     *       "challenge_deadline": "2026-11-26T19:05:41.708Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4615,7 +4615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "de237098-c607-4202-be3a-9ec94fba0a77"
+                     *       "cancelled": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7"
                      *     }
                      */
                     "application/json": {
@@ -4753,7 +4753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
+                     *       "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5112,7 +5112,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
+                     *           "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5377,7 +5377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
+                     *         "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5387,7 +5387,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
+                     *           "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5755,7 +5755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "0828216b-5f7a-4cc9-9ae4-aa7f2b10dc16",
+                     *       "removed": "c060dc32-b120-4d9d-bdaf-188b17a00db1",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5963,14 +5963,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "844c3dae-3612-46e7-9eef-7c7021e6860b",
+                     *           "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-26T17:44:45.776Z",
-                     *           "updated_at": "2026-11-26T17:44:45.776Z"
+                     *           "enrolled_at": "2026-11-26T19:05:33.851Z",
+                     *           "updated_at": "2026-11-26T19:05:33.851Z"
                      *         }
                      *       ]
                      *     }
@@ -6107,10 +6107,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "8e6372e6-a060-403b-9df4-5424e378e174",
+                     *           "cluster_id": "264b5b25-786d-4ef6-b289-5a44ebc811cc",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-26T17:44:47.109Z",
-                     *           "last_seen": "2026-11-26T17:44:47.109Z",
+                     *           "first_seen": "2026-11-26T19:05:34.219Z",
+                     *           "last_seen": "2026-11-26T19:05:34.219Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6170,10 +6170,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "d67a8314-82ea-4285-879b-6c86fe3d2d10",
+                     *           "cluster_id": "96b6179c-b9db-4d4e-bd17-6bd558a0859d",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-26T17:44:47.031Z",
-                     *           "last_seen": "2026-11-26T17:44:47.031Z",
+                     *           "first_seen": "2026-11-26T19:05:34.178Z",
+                     *           "last_seen": "2026-11-26T19:05:34.178Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6370,10 +6370,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "8e6372e6-a060-403b-9df4-5424e378e174",
+                     *       "cluster_id": "264b5b25-786d-4ef6-b289-5a44ebc811cc",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-26T17:44:47.109Z",
-                     *       "last_seen": "2026-11-26T17:44:47.109Z",
+                     *       "first_seen": "2026-11-26T19:05:34.219Z",
+                     *       "last_seen": "2026-11-26T19:05:34.219Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6565,7 +6565,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "d67a8314-82ea-4285-879b-6c86fe3d2d10"
+                     *       "removed": "96b6179c-b9db-4d4e-bd17-6bd558a0859d"
                      *     }
                      */
                     "application/json": {
@@ -6663,13 +6663,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "0828216b-5f7a-4cc9-9ae4-aa7f2b10dc16",
+                     *       "identity_id": "c060dc32-b120-4d9d-bdaf-188b17a00db1",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "8e6372e6-a060-403b-9df4-5424e378e174",
+                     *       "cluster_id": "264b5b25-786d-4ef6-b289-5a44ebc811cc",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -7009,11 +7009,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10,
-                     *         "frame_count": 82,
+                     *         "fps": 9.99,
+                     *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 10.01,
+                     *         "processed_fps": 9.99,
                      *         "decoder": "cpu",
                      *         "loop": true,
                      *         "enabled": true
@@ -7296,11 +7296,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10,
-                     *       "frame_count": 82,
+                     *       "fps": 9.99,
+                     *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 10.01,
+                     *       "processed_fps": 9.99,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7522,10 +7522,10 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 83,
+                     *       "frame_count": 82,
                      *       "status": "starting",
                      *       "last_error": "disabled",
-                     *       "processed_fps": 10.04,
+                     *       "processed_fps": 9.97,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7683,7 +7683,7 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": false,
                      *       "fps": 0,
-                     *       "frame_count": 83,
+                     *       "frame_count": 82,
                      *       "status": "stopped",
                      *       "last_error": "disabled",
                      *       "processed_fps": 0,
@@ -7948,7 +7948,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-26T17:44:57.681Z",
+                     *         "created_at": "2026-11-26T19:05:36.915Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -8113,7 +8113,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-26T17:44:57.681Z",
+                     *       "created_at": "2026-11-26T19:05:36.915Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8382,7 +8382,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-26T17:44:57.736Z",
+                     *         "created_at": "2026-11-26T19:05:36.923Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8556,7 +8556,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-26T17:44:57.736Z",
+                     *       "created_at": "2026-11-26T19:05:36.923Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -9119,14 +9119,14 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-25T17:45:00.000Z",
-                     *       "to": "2026-11-26T17:45:05.856Z",
+                     *       "from": "2026-11-25T19:00:00.000Z",
+                     *       "to": "2026-11-26T19:05:44.993Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-26T17:45:00.000Z",
-                     *           "end": "2026-11-26T18:00:00.000Z",
+                     *           "start": "2026-11-26T19:00:00.000Z",
+                     *           "end": "2026-11-26T19:15:00.000Z",
                      *           "in": 0,
                      *           "out": 4,
                      *           "entered": 0,
@@ -9277,12 +9277,12 @@ export interface operations {
                      *       },
                      *       "details": {
                      *         "face": "detector face_det_scrfd_500m, recognizer face_rec_faceplugin_512d, passive liveness on, demographics on",
-                     *         "document": "PP-OCRv4 detection + recognition, orientation classifier on; portraits via the face module",
+                     *         "document": "PP-OCRv4 detection + recognition, orientation classifier on; MRZ glyph classifier on (OCR-B templates); portraits via the face module",
                      *         "liveness": "0 sessions held; passive liveness on every frame",
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -9316,9 +9316,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 78437363712,
+                     *         "free_bytes": 81851064320,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "74803.7 MB free (reserve 64 MB)"
+                     *         "detail": "78059.3 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9483,8 +9483,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 1295,
-                     *             "warmup_ms": 57
+                     *             "load_ms": 332,
+                     *             "warmup_ms": 75
                      *           }
                      *         ]
                      *       },
@@ -9503,8 +9503,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 1499,
-                     *             "warmup_ms": 324
+                     *             "load_ms": 399,
+                     *             "warmup_ms": 10
                      *           }
                      *         ]
                      *       },
@@ -9522,8 +9522,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 1034,
-                     *             "warmup_ms": 269
+                     *             "load_ms": 311,
+                     *             "warmup_ms": 46
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9533,8 +9533,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 1148,
-                     *             "warmup_ms": 177
+                     *             "load_ms": 293,
+                     *             "warmup_ms": 14
                      *           }
                      *         ]
                      *       }
@@ -10236,7 +10236,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "8921fc4ec646b9dc14e8cb3c8e381d303bacd659",
+                     *       "commit": "04c3af597ef2996fbdf0a6898a7782af9b2fed1b",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {
