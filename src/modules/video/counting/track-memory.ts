@@ -16,8 +16,8 @@ export interface TrackMemorySettings {
   /**
    * A person's dead band around lines is at least this many times the recent jitter of
    * their point (0: the rule's band alone). Three: on the random lines of
-   * bench/eval-tracking.ts it cut the counts of crossings that did not happen on every
-   * tuning scene's sum over six seeds (docs/accuracy.md, "Jitter band").
+   * bench/eval-tracking.ts it lowered the tuning scenes' summed line error on each of eight
+   * seeds, five of them drawn after the choice (docs/accuracy.md, "Jitter band").
    */
   jitterBand: number;
   /**
