@@ -1,5 +1,6 @@
 import { MRZ_ALPHABET } from './mrz-format.js';
 import { GRID_CAP, GRID_H, GRID_MARGIN, GRID_W, normalise, type GlyphTemplates } from './ocrb-templates.js';
+import { luma } from '../../core/luma.js';
 
 /**
  * Cuts a read MRZ row into its character cells and scores each cell against the
@@ -19,7 +20,7 @@ export interface InkPlane {
 /** Ink of an RGB crop: 255 minus luminance. Correlation is blind to contrast and offset, so no thresholding. */
 export function inkOf(rgb: Uint8Array, width: number, height: number): InkPlane {
   const data = new Float32Array(width * height);
-  for (let i = 0; i < data.length; i++) data[i] = 255 - (0.299 * rgb[i * 3]! + 0.587 * rgb[i * 3 + 1]! + 0.114 * rgb[i * 3 + 2]!);
+  for (let i = 0; i < data.length; i++) data[i] = 255 - luma(rgb, i * 3);
   return { data, width, height };
 }
 

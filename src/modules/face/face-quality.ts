@@ -3,6 +3,7 @@ import type { RgbImage } from '../../core/image-decode.js';
 import type { Point } from './face-geometry.js';
 import { headPose } from './head-pose.js';
 import type { QualityReasonSchema, QualitySchema } from './schema.js';
+import { luma as lumaAt } from '../../core/luma.js';
 
 /** One reason a face is not acceptable: stable code, words, the measured value and the limit it missed. */
 export type QualityReason = Static<typeof QualityReasonSchema>;
@@ -46,7 +47,7 @@ export function photometrics(aligned: RgbImage): { brightness: number; contrast:
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const p = ((y + y0) * width + (x + x0)) * 3;
-      const l = 0.299 * data[p]! + 0.587 * data[p + 1]! + 0.114 * data[p + 2]!;
+      const l = lumaAt(data, p);
       luma[y * w + x] = l;
       sum += l;
     }

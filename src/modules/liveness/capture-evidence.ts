@@ -1,4 +1,5 @@
 import type { RgbImage } from '../../core/image-decode.js';
+import { luma } from '../../core/luma.js';
 
 /**
  * Evidence that a session's frames come from one continuous camera capture rather than from
@@ -90,7 +91,7 @@ function thumbnail(img: RgbImage): Float32Array {
     for (let x = 0; x < img.width; x += 4) {
       const cx = Math.min(THUMB - 1, Math.floor((x * THUMB) / img.width));
       const o = (y * img.width + x) * 3;
-      out[cy * THUMB + cx]! += 0.299 * img.data[o]! + 0.587 * img.data[o + 1]! + 0.114 * img.data[o + 2]!;
+      out[cy * THUMB + cx]! += luma(img.data, o);
       count[cy * THUMB + cx]! += 1;
     }
   }

@@ -1,5 +1,6 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import { fitRigid, imagePlane, upperFace } from './rigid-pose.js';
+import { luma } from '../../core/luma.js';
 
 /**
  * Depth parallax on the face's centre line, measured in the image: the evidence of a turning
@@ -55,7 +56,7 @@ export function greyPatch(img: RgbImage, bbox: readonly number[], step: number):
       let sum = 0;
       for (let y = y0 + r * step; y < y0 + (r + 1) * step; y++) {
         let o = (y * img.width + x0 + c * step) * 3;
-        for (let x = 0; x < step; x++, o += 3) sum += 0.299 * src[o]! + 0.587 * src[o + 1]! + 0.114 * src[o + 2]!;
+        for (let x = 0; x < step; x++, o += 3) sum += luma(src, o);
       }
       data[r * w + c] = sum / (step * step);
     }

@@ -1,4 +1,5 @@
 import type { FrameSample } from './capture-evidence.js';
+import { luma } from '../../core/luma.js';
 
 /**
  * Whether the head's outline moved between the baseline frame a turn or look is measured from
@@ -36,15 +37,13 @@ function inBand(axis: 'yaw' | 'pitch', u: number, v: number): boolean {
   return across >= 1 && across <= 1.5 && along <= 1;
 }
 
-const grey = (rgb: Uint8Array, k: number) => 0.299 * rgb[k]! + 0.587 * rgb[k + 1]! + 0.114 * rgb[k + 2]!;
-
 /** Mean grey of the block of `size` x `size` grid points at absolute grid cell (gx, gy), or NaN when the sample lacks part of it. */
 function blockMean(s: FrameSample, gx: number, gy: number, size: number): number {
   const c0 = gx - s.x0 / s.stride;
   const r0 = gy - s.y0 / s.stride;
   if (c0 < 0 || r0 < 0 || c0 + size > s.cols || r0 + size > s.rows) return NaN;
   let sum = 0;
-  for (let r = r0; r < r0 + size; r++) for (let c = c0; c < c0 + size; c++) sum += grey(s.rgb, (r * s.cols + c) * 3);
+  for (let r = r0; r < r0 + size; r++) for (let c = c0; c < c0 + size; c++) sum += luma(s.rgb, (r * s.cols + c) * 3);
   return sum / (size * size);
 }
 
