@@ -21,7 +21,8 @@
  * --oracle gt|gt-ids|det-ids: the annotated boxes instead of YOLOX's (gt: through ByteTrack; gt-ids: with the annotated
  *   identities, no tracker; det-ids: YOLOX's boxes with the identities of the annotated boxes they match, no tracker), with --jitter S (edges move by S box heights) and --dropout P (boxes missed): what
  *   the counting logic alone gets wrong (bench/lib/oracle-detections.ts).
- * --direction W, --match C, --low S: ByteTrack's direction weight, first-association cost limit and low-score floor.
+ * --direction W, --match C, --second C, --low S: ByteTrack's direction weight, first- and second-association cost limits and low-score floor.
+ * --head-motion 0: a lost track's predicted point moves as its point did, not as its box's top (src/modules/video/counting/track-memory.ts).
  * --diagnose: each wrong count put down to its cause (bench/lib/crossing-diagnosis.ts).
  * --jitter-band K: a person's band around lines is at least K times the jitter of their point (src/modules/video/counting/track-memory.ts; 0: off).
  * --app-weight W, --look-min S: colour appearance (src/modules/person/appearance.ts, computed from the decoded frames and
@@ -85,6 +86,8 @@ const { values: opts } = parseArgs({
     'app-weight': { type: 'string' },
     'look-min': { type: 'string' },
     'jitter-band': { type: 'string' },
+    'head-motion': { type: 'string' },
+    second: { type: 'string' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -111,6 +114,7 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
     ...(opts.match ? { matchThresh: Number(opts.match) } : {}),
     ...(opts.low ? { lowThresh: Number(opts.low) } : {}),
     ...(opts['app-weight'] ? { appearanceWeight: Number(opts['app-weight']) } : {}),
+    ...(opts.second ? { secondMatchThresh: Number(opts.second) } : {}),
   });
   const counting = new CameraCounting({
     ...(opts.reach ? { reassociateReach: Number(opts.reach) } : {}),
@@ -120,6 +124,7 @@ function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zo
     ...(opts.settle ? { settleFrames: Number(opts.settle) } : {}),
     ...(opts['look-min'] ? { lookMin: Number(opts['look-min']) } : {}),
     ...(opts['jitter-band'] ? { jitterBand: Number(opts['jitter-band']) } : {}),
+    ...(opts['head-motion'] ? { headMotion: opts['head-motion'] !== '0' } : {}),
     reassociateFrames: opts.reassociate ? Number(opts.reassociate) : Number(opts.buffer),
   });
   for (const l of lines) counting.setRule(makeLine({ rule_id: l.name, points: l.points }));

@@ -30,10 +30,12 @@ export interface TrackerSettings {
    * that both have colours rises by this times (1 - their similarity). 0: positions alone.
    */
   appearanceWeight: number;
+  /** Second-association IoU-cost limit for low-score detections (ByteTrack: 0.5, i.e. IoU at least 0.5). */
+  secondMatchThresh: number;
 }
 
 export function defaultTrackerSettings(highThresh: number, maxLostFrames = 30): TrackerSettings {
-  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames, directionWeight: 0.2, appearanceWeight: 0 };
+  return { highThresh, lowThresh: 0.1, newTrackThresh: Math.min(0.95, highThresh + 0.1), matchThresh: 0.8, maxLostFrames, directionWeight: 0.2, appearanceWeight: 0, secondMatchThresh: 0.5 };
 }
 
 /** Frames between the two observations a track's direction is taken from (OC-SORT delta_t). */
@@ -270,7 +272,7 @@ export class ByteTracker {
 
     // Stage 2: low-score detections against the tracked ones left over.
     const remaining = a1.unmatchedRows.map((i) => pool[i]!).filter((t) => t.state === 'tracked');
-    const a2 = linearAssignment(iouCost(remaining, low, false), remaining.length, low.length, 0.5);
+    const a2 = linearAssignment(iouCost(remaining, low, false), remaining.length, low.length, s.secondMatchThresh);
     for (const [ti, di] of a2.matches) {
       const t = remaining[ti]!;
       t.updateFrom(low[di]!, frameId);
