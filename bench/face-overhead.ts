@@ -4,7 +4,8 @@
  * against raw onnxruntime sessions of the same models and input sizes on this thread, in
  * blocks interleaved with the service's so that both see the same load. Two raw floors: the
  * one bench/face.ts uses (onnxruntime's default threads and spinning), and one opened exactly
- * as the daemon opens each session (createSession: its intra-op threads, spinning off).
+ * as the daemon opens each session (createSession: its intra-op threads, spinning off). Last,
+ * the detector input's fill (image-feed.ts) against the byte-by-byte loop it replaced.
  *
  *   node --import tsx bench/face-overhead.ts [--n 60]
  */
@@ -19,6 +20,8 @@ import { packageRoot } from '../src/core/package-root.js';
 import { decodeImage } from '../src/core/image-decode.js';
 import { emptyTimings, FaceService } from '../src/modules/face/face-service.js';
 import { detectorCanvas } from '../src/modules/face/detector-input.js';
+import { SCRFD_LAYOUT } from '../src/modules/face/scrfd-decoder.js';
+import { fillImageTensor, type ImageFeed } from '../src/runtime/image-feed.js';
 import { rewriteForCpu } from '../src/runtime/cpu-graph-rewrite.js';
 import { resolveProfile } from '../src/runtime/hw-profile.js';
 import { ModelRegistry } from '../src/runtime/model-registry.js';
@@ -74,6 +77,40 @@ async function runRaw(raw: Raw, times: Record<string, number[]>, prefix: string)
   }
 }
 
+/** The fill as it was before image-feed.ts read words: one byte at a time. */
+function fillByBytes(feed: ImageFeed, out: Float32Array): void {
+  const [, , H, W] = feed.dims;
+  const plane = W * H;
+  const table = new Float32Array(256);
+  for (let v = 0; v < 256; v++) table[v] = (v - feed.mean) / feed.std;
+  const { rgb: data, width, height } = feed;
+  for (let y = 0; y < height; y++) {
+    let src = y * width * 3;
+    let dst = y * W;
+    for (let x = 0; x < width; x++, src += 3, dst++) {
+      out[dst] = table[data[src]!]!;
+      out[dst + plane] = table[data[src + 1]!]!;
+      out[dst + 2 * plane] = table[data[src + 2]!]!;
+    }
+  }
+}
+
+function fillTimes(rgb: Uint8Array): { words: number; bytes: number } {
+  const feed: ImageFeed = { name: 'input', rgb, width: 640, height: 480, dims: [1, 3, 480, 640], offsetX: 0, offsetY: 0, ...SCRFD_LAYOUT };
+  const out = new Float32Array(3 * 640 * 480);
+  const words: number[] = [];
+  const bytes: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    let t0 = performance.now();
+    fillImageTensor(feed, out);
+    words.push(performance.now() - t0);
+    t0 = performance.now();
+    fillByBytes(feed, out);
+    bytes.push(performance.now() - t0);
+  }
+  return { words: Math.min(...words), bytes: Math.min(...bytes) };
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-overhead-'));
   const config = loadConfig({ env: {}, overrides: { server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: dataDir }, face: { enable_demographics: false } } });
@@ -120,6 +157,7 @@ async function main() {
   }
   await models.close();
   rmSync(dataDir, { recursive: true, force: true });
+  const fill = fillTimes((await decodeImage(jpeg, { field: 'image', maxPixels: config.server.max_image_pixels })).data);
   console.log(machineLine());
   console.log(`n=${N}, blocks of ${BLOCK}; layout: ${JSON.stringify(models.layout)}\n`);
   console.log('| what | p50 ms | p95 ms |');
@@ -133,6 +171,7 @@ async function main() {
     const sum = ['det', 'rec', 'l1', 'l2'].reduce((a, k) => a + p50(`${f}.${k}`), 0);
     console.log(`\n${f}: sum ${fmt(sum)} ms; decode+analyze / floor = ${(p50('decode+analyze') / sum).toFixed(2)}`);
   }
+  console.log(`\ndetector input fill, 640x480, minimum of 200 alternated: ${fmt(fill.words)} ms (image-feed.ts) against ${fmt(fill.bytes)} ms byte by byte`);
 }
 
 await main();
