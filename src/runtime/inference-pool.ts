@@ -27,11 +27,8 @@ export function inferenceLayout(workersSetting: number, intraOpSetting: number, 
 /** Told about every run: how long it waited for a worker and how long it ran (seconds). */
 export type InferenceObserver = (model: string, waitSeconds: number, runSeconds: number) => void;
 
-/**
- * A run waiting for a worker: `start(i, alone)` runs it on worker i's copy of the model; `alone`
- * when no other worker is busy and no other run waits, so it may have every core.
- */
-type QueuedRun = (worker: number, alone: boolean) => Promise<void>;
+/** A run waiting for a worker: `start(i)` runs it on worker i's copy of the model. */
+type QueuedRun = (worker: number) => Promise<void>;
 
 /**
  * Several inference workers, every model opened in each. A run goes to an idle worker, or
@@ -51,9 +48,6 @@ export class InferencePool {
   private readonly workers: InferenceWorker[];
   private readonly busy: boolean[];
   private readonly runs: number[];
-  /** Runs that went to a model's shared-cores session (OpenTuning.sharedIntraOpThreads). */
-  private sharedRuns = 0;
-  private dispatchPending = false;
   /** Waiting runs by model key; Map order is the turn order (a model that was served goes last). */
   private readonly queues = new Map<string, QueuedRun[]>();
 
@@ -67,35 +61,20 @@ export class InferencePool {
     this.runs = this.workers.map(() => 0);
   }
 
-  /** Runs each worker has taken, runs waiting for one, and runs given a model's shared-cores session. */
-  stats(): { runs: number[]; queued: number; shared: number } {
+  /** Runs each worker has taken, and runs waiting for one. */
+  stats(): { runs: number[]; queued: number } {
     let queued = 0;
     for (const q of this.queues.values()) queued += q.length;
-    return { runs: [...this.runs], queued, shared: this.sharedRuns };
+    return { runs: [...this.runs], queued };
   }
 
   get size(): number {
     return this.workers.length;
   }
 
-  /**
-   * Opens the model in every worker; the returned model's runs are spread over them. With
-   * `sharedIntraOpThreads` (fewer than `intraOpThreads`) each worker also opens it with that
-   * many threads, and a run that starts while another worker is busy or another run waits gets
-   * that session: two runs with every core each (the two detections of a /verify) would put
-   * twice the threads on the cores, their parallel operators waiting at barriers on threads that
-   * are not running.
-   */
+  /** Opens the model in every worker; the returned model's runs are spread over them. */
   async open(key: string, file: string, profile: HwProfile, deviceId: number, tuning: OpenTuning = {}): Promise<WorkerModel> {
-    const { sharedIntraOpThreads, ...own } = tuning;
-    const models = await Promise.all(this.workers.map((w) => w.open(key, file, profile, deviceId, own)));
-    const narrower = sharedIntraOpThreads !== undefined && this.workers.length > 1 && sharedIntraOpThreads < (own.intraOpThreads ?? Infinity);
-    const shared = narrower ? await Promise.all(this.workers.map((w) => w.open(`${key}#shared`, file, profile, deviceId, { ...own, intraOpThreads: sharedIntraOpThreads }))) : null;
-    const pick = (i: number, alone: boolean): WorkerModel => {
-      if (alone || !shared) return models[i]!;
-      this.sharedRuns++;
-      return shared[i]!;
-    };
+    const models = await Promise.all(this.workers.map((w) => w.open(key, file, profile, deviceId, tuning)));
     const first = models[0]!;
     return {
       key,
@@ -103,22 +82,22 @@ export class InferencePool {
       outputNames: first.outputNames,
       provider: first.provider,
       ...(first.fallback_reason ? { fallback_reason: first.fallback_reason } : {}),
-      run: (feeds) => this.enqueue(key, (i, alone) => pick(i, alone).run(feeds)),
-      runImage: (image, transfer) => this.enqueue(key, (i, alone) => pick(i, alone).runImage(image, transfer)),
-      runReduced: (feeds, reduce) => this.enqueue(key, (i, alone) => pick(i, alone).runReduced(feeds, reduce)),
+      run: (feeds) => this.enqueue(key, (i) => models[i]!.run(feeds)),
+      runImage: (image, transfer) => this.enqueue(key, (i) => models[i]!.runImage(image, transfer)),
+      runReduced: (feeds, reduce) => this.enqueue(key, (i) => models[i]!.runReduced(feeds, reduce)),
     };
   }
 
-  private enqueue<T>(key: string, call: (worker: number, alone: boolean) => Promise<T>): Promise<T> {
+  private enqueue<T>(key: string, call: (worker: number) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(key);
       // The worker is marked free, and the next queued run started, before the caller resumes:
       // otherwise the worker would idle through the caller's own work on the answer (decoding
       // boxes, cutting the next crops) before the pool looked at its queue again.
       const queuedAt = performance.now();
-      const run: QueuedRun = (i, alone) => {
+      const run: QueuedRun = (i) => {
         const startedAt = performance.now();
-        return call(i, alone).then(
+        return call(i).then(
           (value) => {
             this.release(i);
             this.observe?.(key, (startedAt - queuedAt) / 1000, (performance.now() - startedAt) / 1000);
@@ -132,16 +111,7 @@ export class InferencePool {
       };
       if (queue) queue.push(run);
       else this.queues.set(key, [run]);
-      // Dispatched once the current job's promise reactions have run, so that runs issued
-      // together (the two detections of a /verify, the models of one face) are seen together
-      // when the pool decides whether a run is alone.
-      if (!this.dispatchPending) {
-        this.dispatchPending = true;
-        queueMicrotask(() => {
-          this.dispatchPending = false;
-          this.dispatch();
-        });
-      }
+      this.dispatch();
     });
   }
 
@@ -162,7 +132,7 @@ export class InferencePool {
       const run = this.next()!;
       this.busy[i] = true;
       this.runs[i]!++;
-      void run(i, this.queues.size === 0 && this.busy.every((b, j) => j === i || !b));
+      void run(i);
     }
   }
 

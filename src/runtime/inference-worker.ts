@@ -48,8 +48,6 @@ export interface OpenTuning {
   intraOpThreads?: number;
   /** Input height and width made free (free-input-dims.ts): the person detector fed at the frame's aspect. */
   freeInputDims?: boolean;
-  /** The pool's intra-op threads for a run that shares the cores with another (InferencePool.open). */
-  sharedIntraOpThreads?: number;
 }
 
 interface OpenSpec extends OpenTuning {

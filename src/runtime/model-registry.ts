@@ -112,7 +112,6 @@ export class ModelRegistry {
       const runner = await this.pool.open(name, file, this.profile, this.deviceId, {
         intraOpThreads: tuning.intraOpThreads || this.layout.intraOpThreads,
         ...(tuning.freeInputDims ? { freeInputDims: true } : {}),
-        ...(tuning.sharedIntraOpThreads ? { sharedIntraOpThreads: tuning.sharedIntraOpThreads } : {}),
       });
       const { provider, fallback_reason } = runner;
       status.load_ms = Math.round(performance.now() - t0);

@@ -136,13 +136,11 @@ export class FaceService {
   }
 
   /** How a face model's sessions are opened (the module contract loads the configured ones with it). */
-  modelTuning(name: string): { intraOpThreads?: number; sharedIntraOpThreads?: number } {
+  modelTuning(name: string): { intraOpThreads?: number } {
     // The detector runs first in every request, before anything else of it can run, so its
     // session gets every core: SCRFD-500m at 640x480 took 10.3 ms with two intra-op threads
-    // against 16.6 ms with the pool's one (docs/benchmarks.md, "Runtime"). A detection that starts
-    // beside other runs (the other image of a /verify, another request) gets the pool's share
-    // instead, so that the cores are not oversubscribed (InferencePool.open).
-    return name === this.detectorName ? { intraOpThreads: this.models.layout.cores, sharedIntraOpThreads: this.models.layout.intraOpThreads } : {};
+    // against 16.6 ms with the pool's one (docs/benchmarks.md, "Runtime").
+    return name === this.detectorName ? { intraOpThreads: this.models.layout.cores } : {};
   }
 
   /** A loaded model's worker session, or 503 MODEL_UNAVAILABLE with the registry's reason. */
