@@ -83,6 +83,7 @@ export class InferencePool {
       provider: first.provider,
       ...(first.fallback_reason ? { fallback_reason: first.fallback_reason } : {}),
       run: (feeds) => this.enqueue(key, (i) => models[i]!.run(feeds)),
+      runImage: (image, transfer) => this.enqueue(key, (i) => models[i]!.runImage(image, transfer)),
       runReduced: (feeds, reduce) => this.enqueue(key, (i) => models[i]!.runReduced(feeds, reduce)),
     };
   }

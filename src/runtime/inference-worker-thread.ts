@@ -7,9 +7,32 @@ import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 import { createSession } from './onnx-session.js';
 import type { WireTensor, WorkerReply, WorkerRequest } from './inference-worker.js';
+import { fillImageTensor, imageFeedSize, type ImageFeed } from './image-feed.js';
 import { reduceLastAxis } from './last-axis-reduction.js';
 
 const sessions = new Map<string, ort.InferenceSession>();
+/**
+ * Image inputs by model and size, refilled on every run (image-feed.ts). A worker runs one
+ * model at a time (the pool gives it one run at a time), and a buffer found in use is not shared.
+ */
+const imageBuffers = new Map<string, Float32Array>();
+const imageBuffersInUse = new Set<Float32Array>();
+
+async function runWithImage(session: ort.InferenceSession, key: string, feeds: Record<string, ort.Tensor>, image: ImageFeed): Promise<ort.InferenceSession.ReturnType> {
+  const bufferKey = `${key}:${image.dims.join('x')}`;
+  let buffer = imageBuffers.get(bufferKey);
+  if (!buffer || imageBuffersInUse.has(buffer)) {
+    buffer = new Float32Array(imageFeedSize(image));
+    if (!imageBuffers.has(bufferKey)) imageBuffers.set(bufferKey, buffer);
+  }
+  imageBuffersInUse.add(buffer);
+  try {
+    feeds[image.name] = new ort.Tensor('float32', fillImageTensor(image, buffer), image.dims);
+    return await session.run(feeds);
+  } finally {
+    imageBuffersInUse.delete(buffer);
+  }
+}
 /** Opens and runs under way: close waits for them, as onnxruntime-node aborts the process when a session creation completes in a terminated worker. */
 const inflight = new Set<Promise<unknown>>();
 
@@ -35,13 +58,14 @@ async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfe
     await Promise.allSettled([...inflight]);
     for (const s of sessions.values()) await s.release();
     sessions.clear();
+    imageBuffers.clear();
     return { reply: { id: msg.id, ok: true }, transfer: [] };
   }
   const session = sessions.get(msg.key);
   if (!session) throw new Error(`session ${msg.key} is not open in the inference worker`);
   const feeds: Record<string, ort.Tensor> = {};
   for (const f of msg.feeds) feeds[f.name] = new ort.Tensor(f.type, f.data, f.dims);
-  const out = await session.run(feeds);
+  const out = msg.image ? await runWithImage(session, msg.key, feeds, msg.image) : await session.run(feeds);
   const reduce = msg.reduce;
   if (!reduce) {
     const outputs = Object.entries(out).map(([name, t]) => toWire(name, t));

@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
+import type { ImageFeed } from './image-feed.js';
 import type { LastAxisReduction, ReducedRows } from './last-axis-reduction.js';
 
 /**
@@ -11,7 +12,8 @@ import type { LastAxisReduction, ReducedRows } from './last-axis-reduction.js';
  * synchronously on the calling thread (inside a setImmediate), so N queued runs hold the
  * event loop for N inferences back to back (measured: 617 ms with 16 concurrent /detect
  * requests). InferenceWorker moves sessions onto one worker thread: the main thread only
- * posts tensors (their buffers transferred, not copied) and awaits the answer.
+ * posts tensors (their buffers transferred, not copied), or an image's bytes that the worker
+ * turns into the input tensor (image-feed.ts), and awaits the answer.
  *
  * The ModelRegistry's InferencePool runs several of these and spreads runs over them. A
  * worker that dies fails its pending runs with 503 and is respawned, sessions reopened, on
@@ -28,7 +30,7 @@ export interface WireTensor {
 
 export type WorkerRequest =
   | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number; freeInputDims?: boolean }
-  | { op: 'run'; id: number; key: string; feeds: WireTensor[]; reduce?: LastAxisReduction }
+  | { op: 'run'; id: number; key: string; feeds: WireTensor[]; image?: ImageFeed; reduce?: LastAxisReduction }
   | { op: 'close'; id: number };
 
 export type WorkerReply =
@@ -63,6 +65,11 @@ export interface WorkerModel {
   /** Why the profile's preferred provider was not used, when it was not. */
   readonly fallback_reason?: string;
   run(feeds: WireTensor[]): Promise<TensorMap>;
+  /**
+   * A run of an image model whose float input the worker fills from RGB bytes (image-feed.ts).
+   * `transfer`: the bytes are the caller's to give away (their buffer is transferred, not copied).
+   */
+  runImage(image: ImageFeed, transfer?: boolean): Promise<TensorMap>;
   /** A run whose `reduce.output` is reduced in the worker: it comes back as `reduced`, not among `outputs`. */
   runReduced(feeds: WireTensor[], reduce: LastAxisReduction): Promise<ReducedRun>;
 }
@@ -174,6 +181,7 @@ export class InferenceWorker {
       provider,
       ...(fallback_reason ? { fallback_reason } : {}),
       run: async (feeds) => (await this.run(key, feeds)).outputs,
+      runImage: async (image, transfer = false) => (await this.run(key, [], undefined, { image, transfer })).outputs,
       runReduced: async (feeds, reduce) => {
         const { outputs, reduced } = await this.run(key, feeds, reduce);
         if (!reduced) throw new Error(`the inference worker did not reduce ${reduce.output}`);
@@ -182,14 +190,15 @@ export class InferenceWorker {
     };
   }
 
-  private async run(key: string, feeds: WireTensor[], reduce?: LastAxisReduction): Promise<{ outputs: TensorMap; reduced?: ReducedRows }> {
+  private async run(key: string, feeds: WireTensor[], reduce?: LastAxisReduction, image?: { image: ImageFeed; transfer: boolean }): Promise<{ outputs: TensorMap; reduced?: ReducedRows }> {
     // Posted at once when the session is open (no await first): a caller issuing many
     // runs in one synchronous loop has the worker start on the first while it prepares the next.
     if (!this.ready.has(key)) await this.ensureOpen(key);
-    const reply = await this.request(
-      { op: 'run', id: this.nextId++, key, feeds, ...(reduce ? { reduce } : {}) },
-      feeds.map((f) => f.data.buffer as ArrayBuffer),
-    );
+    const transfer = feeds.map((f) => f.data.buffer as ArrayBuffer);
+    // Bytes that are not the caller's to give away are copied (their own view only) and the copy transferred.
+    const rgb = image && !image.transfer ? image.image.rgb.slice() : image?.image.rgb;
+    if (rgb) transfer.push(rgb.buffer as ArrayBuffer);
+    const reply = await this.request({ op: 'run', id: this.nextId++, key, feeds, ...(image && rgb ? { image: { ...image.image, rgb } } : {}), ...(reduce ? { reduce } : {}) }, transfer);
     const outputs: TensorMap = {};
     for (const o of reply.outputs ?? []) outputs[o.name] = { type: o.type, data: o.data, dims: o.dims };
     return { outputs, ...(reply.reduced ? { reduced: reply.reduced } : {}) };

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { packageRoot } from '../../src/core/package-root.js';
 import { readProfile } from '../../src/runtime/hw-profile.js';
 import { inferenceLayout, InferencePool } from '../../src/runtime/inference-pool.js';
+import { fillImageTensor, imageFeedSize, type ImageFeed } from '../../src/runtime/image-feed.js';
 import type { WireTensor, WorkerModel } from '../../src/runtime/inference-worker.js';
 
 const FILE = join(packageRoot(), 'models', 'antispoof_minifasnet_v2_scale2.7_80x80.onnx');
@@ -113,6 +114,34 @@ describe('inference pool', () => {
       assert.deepEqual(Array.from(reduced.kept.subarray(0, 2)), [full[2], full[0]]);
       await assert.rejects(model.runReduced(feed(model, 0.3), { output, keep: [width] }), /outside the last axis/);
       await assert.rejects(model.runReduced(feed(model, 0.3), { output: 'nope', keep: [0] }), /not a float32 output/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("fills an image input in the worker as the float feed would be, padding rewritten in its reused buffer, the caller's bytes kept", async () => {
+    const pool = new InferencePool(1, log);
+    try {
+      const model = await pool.open('v2', FILE, profile, -1, { intraOpThreads: 1 });
+      const output = model.outputNames[0]!;
+      // Random bytes of a 60x70 image at (7, 3) in the 80x80 input, then the whole 80x80: the
+      // second run reuses the first's buffer, and the third (padded again) must not see the second's pixels.
+      const image = (w: number, h: number, x: number, y: number, seed: number): ImageFeed => {
+        const rgb = new Uint8Array(w * h * 3).map((_, i) => (i * 7919 + seed * 104729) % 251);
+        return { name: model.inputNames[0]!, rgb, width: w, height: h, dims: [1, 3, 80, 80], offsetX: x, offsetY: y, order: 'bgr', mean: 127, std: 128 };
+      };
+      for (const [i, feedImage] of [image(60, 70, 7, 3, 1), image(80, 80, 0, 0, 2), image(60, 70, 7, 3, 3)].entries()) {
+        const bytes = feedImage.rgb.slice();
+        const floats = fillImageTensor(feedImage, new Float32Array(imageFeedSize(feedImage)));
+        const expected = (await model.run([{ name: feedImage.name, type: 'float32', data: floats, dims: feedImage.dims }]))[output]!.data as Float32Array;
+        const got = (await model.runImage(feedImage))[output]!.data as Float32Array;
+        assert.deepEqual(Array.from(got), Array.from(expected), `run ${i}`);
+        assert.deepEqual(feedImage.rgb, bytes, `run ${i}: the caller's bytes are copied, not taken`);
+      }
+      const given = image(80, 80, 0, 0, 4);
+      await model.runImage(given, true);
+      assert.equal(given.rgb.byteLength, 0, 'bytes handed over are transferred');
+      await assert.rejects(model.runImage({ ...image(80, 80, 0, 0, 5), offsetX: 1 }), /does not fit/);
     } finally {
       await pool.close();
     }

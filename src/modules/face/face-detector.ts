@@ -1,6 +1,6 @@
 import type { RgbImage } from '../../core/image-decode.js';
-import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
-import { canvasTensor, detectorCanvas, type TensorLayout } from './detector-input.js';
+import type { WorkerModel } from '../../runtime/inference-worker.js';
+import { canvasFeed, detectorCanvas, type TensorLayout } from './detector-input.js';
 import { nms, type RawFace } from './face-geometry.js';
 import { decodeScrfd, SCRFD_LAYOUT } from './scrfd-decoder.js';
 import { decodeYunet, YUNET_LAYOUT } from './yunet-decoder.js';
@@ -25,9 +25,9 @@ export interface DetectOptions {
 }
 
 export interface DetectTimings {
-  /** resize + tensor fill */
+  /** resize */
   prep_ms: number;
-  /** session.run alone */
+  /** the run in the pool: the input's fill in the worker, session.run and the hand-overs */
   model_ms: number;
 }
 
@@ -52,10 +52,11 @@ export class FaceDetector {
   private async detectAt(img: RgbImage, detSize: readonly [number, number], opts: DetectOptions, timings?: DetectTimings): Promise<{ faces: RawFace[]; longerInput: number }> {
     const t0 = performance.now();
     const canvas = await detectorCanvas(img, { detSize, upscaleSmall: opts.upscaleSmall, edgePad: opts.edgePad });
-    const data = canvasTensor(canvas, this.layout);
     const model = this.model;
     const t1 = performance.now();
-    const outputs = await model.run([floatFeed(model.inputNames[0]!, data, [1, 3, canvas.inputHeight, canvas.inputWidth])]);
+    // The worker fills the float input from the canvas's bytes (image-feed.ts); a resized
+    // canvas is the detector's alone and is handed over, the decoded image itself is copied.
+    const outputs = await model.runImage(canvasFeed(canvas, this.layout, model.inputNames[0]!), canvas.pixels !== img);
     const t2 = performance.now();
     const raw =
       this.kind === 'scrfd'

@@ -36,7 +36,7 @@ export interface StageTimings {
   quality: number;
   liveness: number;
   demographics: number;
-  /** Of `detect`: the detector's session.run alone. */
+  /** Of `detect`: the detector's run in the inference pool (its input filled in the worker, session.run, the hand-overs). */
   detect_model: number;
 }
 
