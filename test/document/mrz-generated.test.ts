@@ -193,3 +193,27 @@ describe('OCR-B glyph evidence on generated documents (real PP-OCRv4 models)', (
     }
   });
 });
+
+describe('MRZ rows placed by relative timing and read in their black ink only (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15) from development seed 91468020 of the evaluation bench, all phone screenshots with a
+  // red box drawn round the zone, read wrong (or not at all) before:
+  // - #121 (TD2), #149 (MRV-A): rows the recogniser read right but placed by absolute timing one position off
+  //   (`C<KORJEINGNAAS` as `CCKORRJEINNAAS`, `NASTDIER<<` as `NASTDIERR<<`): the box widened the crop's margin;
+  // - #28 (MRV-A): a doubled first letter (`VV<PYFSTR`);
+  // - #135 (MRV-A): answered 422 NO_MRZ.
+  it('reads zones with a red box drawn round them', async () => {
+    for (const [index, format] of [
+      [121, 'TD2'],
+      [149, 'MRVA'],
+      [28, 'MRVA'],
+      [135, 'MRVA'],
+    ] as const) {
+      const { want, got, status, format: drawn } = await readEvalDoc(91468020, index);
+      assert.equal(drawn, format);
+      assert.equal(status, 200, `${format} #${index}`);
+      assert.deepEqual(wrongFields(got, want), [], `${format} #${index}: ${got?.raw_mrz.join(' / ')}`);
+    }
+  });
+});

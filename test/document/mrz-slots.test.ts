@@ -17,15 +17,17 @@ const IDX = mrzClassIndices(DICT);
  * steps starting at step 1.5, each held for `hold` steps, blanks between; when
  * `mergeFillers`, runs of '<' are held without blanks (greedy CTC merges them).
  */
-function matrix(text: string, pitch: number, opts: { hold?: number; mergeFillers?: boolean; drop?: number[] } = {}): CtcMatrix {
-  const steps = Math.round(1.5 + pitch * (text.length - 1) + 5);
+function matrix(text: string, pitch: number, opts: { hold?: number; mergeFillers?: boolean; drop?: number[]; lead?: number } = {}): CtcMatrix {
+  // `lead`: extra steps of margin before the first character (a crop cut wider on the left).
+  const lead = opts.lead ?? 0;
+  const steps = Math.round(1.5 + lead + pitch * (text.length - 1) + 5);
   const classes = DICT.length;
   const probs = new Float32Array(steps * classes);
   for (let t = 0; t < steps; t++) probs[t * classes] = 1; // blank everywhere
   [...text].forEach((c, k) => {
     if (opts.drop?.includes(k)) return;
-    const start = Math.round(1.5 + k * pitch);
-    const next = k + 1 < text.length && opts.mergeFillers && c === '<' && text[k + 1] === '<' ? Math.round(1.5 + (k + 1) * pitch) : start + (opts.hold ?? 1);
+    const start = Math.round(1.5 + lead + k * pitch);
+    const next = k + 1 < text.length && opts.mergeFillers && c === '<' && text[k + 1] === '<' ? Math.round(1.5 + lead + (k + 1) * pitch) : start + (opts.hold ?? 1);
     for (let t = start; t < next && t < steps; t++) {
       probs[t * classes] = 0.02;
       probs[t * classes + DICT.indexOf(c)] = 0.98;
@@ -61,6 +63,17 @@ describe('MRZ alignment to the layout length', () => {
     const slots = alignLine(m, IDX, read, 44);
     assert.equal(distsToText(slots.map((s) => s.dist)).slice(1), LINE.slice(1));
     assert.ok(slots[0]!.weight < 1, 'the gap is marked as read from between characters');
+  });
+
+  it('keeps a row in place when its crop has a wider margin on the left and a filler was lost', () => {
+    // A frame drawn round the zone widens the crop's left margin by about a pitch and a half;
+    // placing characters by absolute timing alone shifted the row one position (its first
+    // letter doubled) and dropped a later letter to catch up.
+    const row = 'C<KORJEINGNAAS<<JAE<YEIN<<<<<<<<<<<<';
+    const m = matrix(row, 2.1, { lead: 3.2, drop: [30] });
+    const read = readMrzLine(m, IDX);
+    assert.equal(read.text.length, 35);
+    assert.equal(distsToText(alignLine(m, IDX, read, 36).map((s) => s.dist)), row);
   });
 });
 

@@ -27,6 +27,8 @@ export interface CropOptions {
   rotateTallerThan?: number;
   /** Warp interpolation: bicubic (default, as PaddleOCR) or bilinear (a softer enlargement). */
   interpolation?: 'cubic' | 'linear';
+  /** Keep only dark neutral ink (see neutralInk): for print known to be black, as an MRZ is. */
+  neutralInk?: boolean;
 }
 
 /**
@@ -55,13 +57,31 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
     cv.warpPerspective(src, warped, m, new cv.Size(warpW, warpH), opts.interpolation === 'linear' ? cv.INTER_LINEAR : cv.INTER_CUBIC, cv.BORDER_REPLICATE, new cv.Scalar());
     if (shrink) cv.resize(warped, out, new cv.Size(outW, outH), 0, 0, cv.INTER_AREA);
     const final = shrink ? out : warped;
-    return { data: new Uint8Array(final.data), width: final.cols, height: final.rows };
+    const data = new Uint8Array(final.data);
+    if (opts.neutralInk) neutralInk(data);
+    return { data, width: final.cols, height: final.rows };
   } finally {
     srcPts.delete();
     dstPts.delete();
     m.delete();
     warped.delete();
     out.delete();
+  }
+}
+
+/**
+ * Turns an RGB crop grey by its brightest channel, in place. ICAO 9303 prints the MRZ in
+ * black (it must absorb in the near infrared as well), which is dark in all three
+ * channels; anything coloured is not the zone's print and comes out light: a box a user
+ * or an app drew round the zone (a red frame crossing the top and bottom rows was read as
+ * letters, doubling and shifting them), a coloured pattern or stamp under the print.
+ */
+export function neutralInk(rgb: Uint8Array): void {
+  for (let i = 0; i + 2 < rgb.length; i += 3) {
+    const v = Math.max(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
+    rgb[i] = v;
+    rgb[i + 1] = v;
+    rgb[i + 2] = v;
   }
 }
 

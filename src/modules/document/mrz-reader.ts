@@ -139,7 +139,7 @@ export class MrzReader {
     const grown = quads.map((q) => clampQuad(growAcross(q, pass.growth ?? MRZ_ROW_GROWTH), img.width, img.height));
     const from = pass.fromSource && source ? source.image : img;
     const cut = pass.fromSource && source ? grown.map((q) => q.map(source.toSource) as Quad) : grown;
-    const lines = await this.engine.readQuads(from, cut, { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic' });
+    const lines = await this.engine.readQuads(from, cut, { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic', neutralInk: true });
     const reads = quads.map((quad, i) => ({ quad, matrix: lines[i]!.matrix, read: readMrzLine(lines[i]!.matrix, this.classIdx), cropWidth: lines[i]!.width, stretch, line: lines[i]!.line }));
     if (this.trace) for (const r of reads) this.trace(`stretch ${stretch}${pass.fromSource ? ' source' : ''} w=${r.cropWidth} T=${r.matrix.steps} ${r.read.text}`);
     return reads;

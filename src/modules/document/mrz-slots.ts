@@ -68,56 +68,88 @@ export interface AlignedSlot {
 
 const GAP_WEIGHT = 0.3;
 
+/** Costs of the assignment, in squared pitches of timing error (see assign). */
+const COST = {
+  /** A position left between two placed characters (a merged run of fillers costs little, a lost letter more). */
+  gapByFiller: 0.1,
+  gap: 0.4,
+  /** A position before the first placed character, or after the last (trailing fillers merged into one cost little). */
+  lead: 0.6,
+  leadFiller: 0.2,
+  tailFiller: 0.05,
+  /** A decoded character left out as spurious: dearer the surer the recogniser was of it. */
+  drop: 0.6,
+  dropSure: 1.4,
+  /** Weight of the absolute timing prior (first position near step 1.5, last 4.5 steps before the end). */
+  absolute: 0.25,
+};
+/** How many decoded characters, and positions, one step of the assignment may skip. */
+const MAX_SKIP_CHARS = 3;
+const MAX_SKIP_CELLS = 8;
+
 /**
- * Monotonic assignment of decoded characters to positions whose expected
- * timesteps are first + k * pitch: dynamic programming over (character,
- * position) with squared timing error per assignment, free gaps (characters the
- * CTC merged or missed) and a one-pitch penalty for dropping a spurious character.
+ * Monotonic assignment of decoded characters to positions, by dynamic programming over
+ * (character, position). A character's place is told by its timing relative to the
+ * character placed before it (consecutive characters a pitch apart, a skipped position
+ * a pitch more), not by an absolute timing prior alone: a crop whose margin is wider
+ * than usual (a box drawn round the zone, a card edge, a neighbouring mark) shifts every
+ * absolute time, and fitting to that shift moved a whole row one position, doubling its
+ * first letter and dropping a later one to catch up. The absolute prior stays, weakly,
+ * to tell a lost first character from a wide margin. Skipped positions cost little next
+ * to a filler (greedy CTC merges filler runs) and more elsewhere; dropping a decoded
+ * character as spurious costs more the surer the recogniser was of it.
  */
-function assign(centers: number[], length: number, first: number, pitch: number): (number | undefined)[] {
-  const n = centers.length;
-  const drop = pitch * pitch;
+function assign(read: LineRead, length: number, steps: number, pitch: number): (number | undefined)[] {
+  // A character is timed by its onset towards the one before it and by its end towards the
+  // row's end: a merged run of fillers starts at its first cell and ends at its last.
+  const onset = read.chars.map((c) => c.t0);
+  const ends = read.chars.map((c) => c.t1);
+  const n = onset.length;
+  const owner: (number | undefined)[] = new Array<number | undefined>(length).fill(undefined);
+  if (n === 0) return owner;
+  const filler = (i: number) => read.text[i] === '<';
+  const drop = (i: number) => COST.drop + COST.dropSure * read.chars[i]!.prob;
+  const dropped = new Float64Array(n + 1); // dropped[i]: cost of dropping characters 0..i-1
+  for (let i = 0; i < n; i++) dropped[i + 1] = dropped[i]! + drop(i);
+  const sq = (x: number) => x * x;
   const INF = Number.POSITIVE_INFINITY;
-  // cost[i][k]: first i characters placed within the first k positions.
-  const cost = Array.from({ length: n + 1 }, () => new Float64Array(length + 1).fill(INF));
-  const move = Array.from({ length: n + 1 }, () => new Uint8Array(length + 1));
-  cost[0]![0] = 0;
-  for (let i = 0; i <= n; i++) {
-    for (let k = 0; k <= length; k++) {
-      const here = cost[i]![k]!;
-      if (here === INF) continue;
-      if (k < length && here < cost[i]![k + 1]!) {
-        cost[i]![k + 1] = here; // gap at position k
-        move[i]![k + 1] = 1;
-      }
-      if (i < n) {
-        if (here + drop < cost[i + 1]![k]!) {
-          cost[i + 1]![k] = here + drop; // drop character i
-          move[i + 1]![k] = 2;
-        }
-        if (k < length) {
-          const e = first + pitch * k;
-          const c = here + (centers[i]! - e) ** 2;
-          if (c < cost[i + 1]![k + 1]!) {
-            cost[i + 1]![k + 1] = c; // character i at position k
-            move[i + 1]![k + 1] = 3;
+  const cost = Array.from({ length: n }, () => new Float64Array(length).fill(INF));
+  const from = Array.from({ length: n }, () => new Int32Array(length).fill(-1));
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < length; k++) {
+      // Character i first placed: the characters before it dropped, the positions before it empty.
+      let best = dropped[i]! + k * (filler(i) ? COST.leadFiller : COST.lead) + COST.absolute * sq((onset[i]! - (1.5 + k * pitch)) / pitch);
+      let arg = -1;
+      for (let j = Math.max(0, i - MAX_SKIP_CHARS); j < i; j++) {
+        const skipChars = dropped[i]! - dropped[j + 1]!;
+        const gapCost = filler(i) || filler(j) ? COST.gapByFiller : COST.gap;
+        for (let kk = Math.max(0, k - MAX_SKIP_CELLS); kk < k; kk++) {
+          const prev = cost[j]![kk]!;
+          if (prev === INF) continue;
+          const c = prev + skipChars + sq((onset[i]! - onset[j]! - (k - kk) * pitch) / pitch) + (k - kk - 1) * gapCost;
+          if (c < best) {
+            best = c;
+            arg = j * length + kk;
           }
         }
       }
+      cost[i]![k] = best;
+      from[i]![k] = arg;
     }
   }
-  const owner: (number | undefined)[] = new Array<number | undefined>(length).fill(undefined);
-  let i = n;
-  let k = length;
-  while (i > 0 || k > 0) {
-    const m = move[i]![k]!;
-    if (m === 1) k--;
-    else if (m === 2) i--;
-    else {
-      owner[k - 1] = i - 1;
-      i--;
-      k--;
+  let end = { c: INF, i: 0, k: 0 };
+  for (let i = 0; i < n; i++)
+    for (let k = 0; k < length; k++) {
+      const rest = length - 1 - k;
+      const c = cost[i]![k]! + (dropped[n]! - dropped[i + 1]!) + rest * (filler(i) ? COST.tailFiller : COST.lead) + COST.absolute * sq((ends[i]! - (steps - 4.5 - rest * pitch)) / pitch);
+      if (c < end.c) end = { c, i, k };
     }
+  let at = end.i * length + end.k;
+  while (at >= 0) {
+    const i = Math.floor(at / length);
+    const k = at % length;
+    owner[k] = i;
+    at = from[i]![k]!;
   }
   return owner;
 }
@@ -151,13 +183,13 @@ export function alignLineTimed(m: CtcMatrix, classIdx: number[], read: LineRead,
     const fit = lineFit(centers.map((c, k) => [k, c] as const));
     return { slots: chars.map((c) => ({ dist: windowDist(m, classIdx, c.t0, c.t1), weight: 1 })), owner: chars.map((_, i) => i), first: fit?.first ?? first, pitch: fit?.pitch ?? pitch };
   }
-  let owner = assign(centers, length, first, pitch);
-  // Refit first and pitch to the assigned characters, then assign again.
-  const fit = lineFit(owner.flatMap((ci, k) => (ci === undefined ? [] : [[k, centers[ci]!] as const])));
-  if (fit) {
-    ({ first, pitch } = fit);
-    owner = assign(centers, length, first, pitch);
-  }
+  const owner = assign(read, length, m.steps, charPitch(read) ?? pitch);
+  // The timing of the positions, fitted to the placed letters and digits (a merged run of
+  // fillers is centred on no one cell), where gaps are read and cells cut.
+  const placed = owner.flatMap((ci, k) => (ci === undefined ? [] : [[k, ci] as const]));
+  const solid = placed.filter(([, ci]) => read.text[ci] !== '<');
+  const fit = lineFit((solid.length >= 2 ? solid : placed).map(([k, ci]) => [k, centers[ci]!] as const));
+  if (fit) ({ first, pitch } = fit);
   const slots = owner.map((ci, k) => {
     if (ci !== undefined) return { dist: windowDist(m, classIdx, chars[ci]!.t0, chars[ci]!.t1), weight: 1 };
     const center = first + k * pitch;
@@ -193,6 +225,16 @@ const MIN_PAIRS = 6;
  * Undefined when too few adjacent pairs were decoded to tell.
  */
 export function estimateCells(m: CtcMatrix, read: LineRead): number | undefined {
+  const pitch = charPitch(read);
+  return pitch === undefined ? undefined : (m.steps - 6) / pitch + 1;
+}
+
+/**
+ * The row's character pitch in timesteps, from adjacent decoded letters and digits
+ * (fillers are left out: CTC merges their runs, so two decoded fillers may be cells
+ * apart). Undefined when too few adjacent pairs were decoded to tell.
+ */
+function charPitch(read: LineRead): number | undefined {
   const centre = (i: number) => (read.chars[i]!.t0 + read.chars[i]!.t1) / 2;
   const gaps: number[] = [];
   for (let i = 1; i < read.chars.length; i++) {
@@ -207,8 +249,7 @@ export function estimateCells(m: CtcMatrix, read: LineRead): number | undefined 
   const median = [...gaps].sort((x, y) => x - y)[Math.floor(gaps.length / 2)]!;
   const kept = gaps.filter((g) => g > 0 && g < 1.5 * median);
   const pitch = kept.reduce((s, g) => s + g, 0) / Math.max(1, kept.length);
-  if (!(pitch > 0)) return undefined;
-  return (m.steps - 6) / pitch + 1;
+  return pitch > 0 ? pitch : undefined;
 }
 
 /** The most probable character per position (for logs and raw text). */
