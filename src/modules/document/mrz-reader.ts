@@ -210,7 +210,11 @@ export class MrzReader {
     const length = set.length === 3 ? 30 : nearestLength(set) === 44 ? 44 : 36;
     if (set.length === 3 && nearestLength(set) !== 30) return undefined;
     let slots: SlotDist[][] = set.map((r) => fuse([this.align(r, length)]));
-    const again = rowsToReadAgain(set, length, slots);
+    const again = rowsToReadAgain(
+      set.map((r) => r.read.text.length),
+      length,
+      slots,
+    );
     if (again.length > 0) {
       // Each row's own reads, fused: the first pass's, then the other passes' where they were read.
       const variants = set.map((r) => [this.align(r, length)]);
@@ -301,25 +305,24 @@ export function namesUncertain(format: FormatDef, lines: SlotDist[][]): boolean 
 
 /**
  * The rows of a zone the other passes read again (their indices, none when the first pass
- * settles the zone): rows decoded to the wrong length, rows holding a failing check digit or
+ * settles the zone), from each row's decoded length and the zone's distributions: rows decoded
+ * to the wrong length, rows holding a failing check digit or
  * the data it covers, and the names row when a name character is uncertain (names carry no
  * check digit). Every row when the zone does not parse. A row of the right length whose
  * checks hold and whose names are sure comes out the same in the other passes; reading it
  * again cost a recogniser round on a 2-core box (a TD3's two rows in two passes are four
  * runs for two workers, where its failing second row alone is two).
  */
-function rowsToReadAgain(set: RowRead[], length: number, slots: SlotDist[][]): number[] {
-  const rows = new Set<number>();
-  set.forEach((r, i) => {
-    if (r.read.text.length !== length) rows.add(i);
-  });
-  const format = pickFormat(set.length, length, slots);
+export function rowsToReadAgain(decodedLengths: number[], length: number, slots: SlotDist[][]): number[] {
+  const every = decodedLengths.map((_, i) => i);
+  const rows = new Set<number>(every.filter((i) => decodedLengths[i] !== length));
+  const format = pickFormat(slots.length, length, slots);
   const parsed = parseMrz(repairMrz(format, slots).lines);
-  if (!parsed) return set.map((_, i) => i);
+  if (!parsed) return every;
   for (const outcome of parsed.checks) {
     if (outcome.valid) continue;
     const def = format.checks.find((c) => c.name === outcome.name);
-    if (!def) return set.map((_, i) => i);
+    if (!def) return every;
     rows.add(def.digit.line);
     for (const span of def.data) rows.add(span.line);
   }
