@@ -68,11 +68,15 @@ const measure = async (label: string, fn: () => Promise<unknown>, inProcess = tr
 };
 await measure('decode only (sharp, EXIF, RGB)', () => decodeImage(nextImage(), { field: 'image', maxPixels: 40e6 }));
 // Raw-model floor: the least model work an MRZ reading needs, on the app's own loaded models:
-// one detector pass at the first /mrz pass's input size (736) and one recogniser batch of the
-// zone's rows. Everything /mrz adds on top (outline, more passes, alignment, repair) is above it.
+// one detector pass at the first /mrz pass's input size (736), the 0/180 direction classifier on
+// the page's five longest lines (a page's orientation is not known before it runs: /mrz and /scan
+// run it on every page, and an upside-down zone is unreadable without it), and one recogniser
+// run per zone row. Everything /mrz adds on top (outline, more passes, alignment, repair, the
+// glyph stage) is above it.
 const vigil = (app as unknown as { vigil: VigilContext }).vigil;
 const dictionary = await loadDictionary(vigil.models, vigil.config.document.models_dir);
-const engine = new OcrEngine(await loadOpenCv(), { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner }, dictionary);
+const cls = vigil.models.tryGet(OCR_MODELS.cls)?.runner;
+const engine = new OcrEngine(await loadOpenCv(), { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner, ...(cls ? { cls } : {}) }, dictionary);
 // Per image: its working copy and the rows the reader would take for its zone (none when the
 // detector finds no block: the floor is then the detector pass alone).
 const floors = await Promise.all(
@@ -81,15 +85,16 @@ const floors = await Promise.all(
     return { working, zone: new MrzReader(engine).likelyZone(await engine.upright(working, 736)) };
   }),
 );
-const floor = await measure('raw-model floor, MRZ: detector at 736 + recogniser on the MRZ rows', async () => {
+const floor = await measure(`raw-model floor, MRZ: detector at 736${cls ? ' + direction classifier' : ''} + recogniser on the MRZ rows`, async () => {
   const { working, zone } = floors[turn++ % floors.length]!;
   const page = await engine.upright(working, 736);
   await engine.readQuads(page.image, zone, { height: REC_HEIGHT, stretch: 1.15, interpolation: 'cubic' });
 });
-// The page floor, for /ocr and /scan: one detector pass at 960 and one recogniser run per
-// detected box, the least model work reading the whole page needs (no portrait, no MRZ passes).
+// The page floor, for /ocr and /scan: one detector pass at 960, the direction classifier and one
+// recogniser run per detected box, the least model work reading the whole page needs (no
+// portrait, no MRZ passes).
 const pages = await Promise.all(floors.map(async ({ working }) => (await engine.upright(working)).boxes.map((b) => b.quad)));
-const pageFloor = await measure('raw-model floor, page: detector at 960 + recogniser on every box', async () => {
+const pageFloor = await measure(`raw-model floor, page: detector at 960${cls ? ' + direction classifier' : ''} + recogniser on every box`, async () => {
   const i = turn++ % floors.length;
   const page = await engine.upright(floors[i]!.working);
   await engine.readQuads(page.image, pages[i]!, { height: REC_HEIGHT });

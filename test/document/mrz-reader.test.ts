@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Quad } from '../../src/modules/document/geometry.js';
 import { FORMATS, MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
 import { growAcross } from '../../src/modules/document/mrz-locator.js';
-import { namesUncertain } from '../../src/modules/document/mrz-reader.js';
+import { namesUncertain, rowsToReadAgain } from '../../src/modules/document/mrz-reader.js';
 import { distsFromLine } from '../../src/modules/document/mrz-repair.js';
 
 const TD3 = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'];
@@ -35,6 +35,30 @@ describe('MRZ reader: when to read a zone again', () => {
     );
     assert.equal(namesUncertain(FORMATS.TD3, withDoubt(TD3, 1, 3, '8', 'B')), false); // document number
     assert.equal(namesUncertain(FORMATS.TD3, withDoubt(TD3, 0, 3, 'T', '7')), false); // issuing state
+  });
+});
+
+describe('MRZ reader: which rows the other passes read again', () => {
+  const clear = (lines: string[]) => lines.map((l) => distsFromLine(l, 0.001));
+  /** The lines with one character replaced, read clearly. */
+  const misprinted = (lines: string[], line: number, pos: number, c: string) => lines.map((l, i) => (i === line ? l.slice(0, pos) + c + l.slice(pos + 1) : l));
+
+  it('reads no row again when every row has its length, every check holds and the names are sure', () => {
+    assert.deepEqual(rowsToReadAgain([44, 44], 44, clear(TD3)), []);
+    assert.deepEqual(rowsToReadAgain([30, 30, 30], 30, clear(TD1)), []);
+  });
+
+  it('reads only the names row when only a names character is uncertain', () => {
+    assert.deepEqual(rowsToReadAgain([44, 44], 44, withDoubt(TD3, 0, 20, 'N', 'M')), [0]);
+    assert.deepEqual(rowsToReadAgain([30, 30, 30], 30, withDoubt(TD1, 2, 3, 'K', '<')), [2]);
+  });
+
+  it('reads a row decoded to the wrong length, and the rows a failing check spans', () => {
+    assert.deepEqual(rowsToReadAgain([44, 41], 44, clear(TD3)), [1]);
+    // A TD3's expiry check digit read clearly wrong: its data and digit are on the second row.
+    assert.deepEqual(rowsToReadAgain([44, 44], 44, clear(misprinted(TD3, 1, 27, '3'))), [1]);
+    // A TD1's document number check digit: the composite check covers the first two rows.
+    assert.deepEqual(rowsToReadAgain([30, 30, 30], 30, clear(misprinted(TD1, 0, 14, '3'))), [0, 1]);
   });
 });
 

@@ -6,7 +6,7 @@ import { lineText } from './line-text.js';
 import { cropQuad, cropWidth, matFromRgb, type CropOptions, type LineImage } from './line-crop.js';
 import type { CV } from './opencv.js';
 import { TextDetector, type TextBox } from './text-detector.js';
-import { longestBoxes, rotateQuad, textIsVertical, upsideDownVote, type QuarterTurns } from './text-orientation.js';
+import { clsCropOptions, longestBoxes, rotateQuad, textIsVertical, upsideDownVote, type QuarterTurns } from './text-orientation.js';
 import { mrzClassIndices } from './mrz-slots.js';
 import { REC_HEIGHT, TextRecognizer } from './text-recognizer.js';
 
@@ -78,7 +78,7 @@ export class OcrEngine {
       const crops = this.crop(
         image,
         sample.map((b) => b.quad),
-        { height: 48 },
+        clsCropOptions,
       );
       if ((await upsideDownVote(this.sessions.cls, crops)) > 0.6) {
         const w = image.width;
@@ -91,11 +91,12 @@ export class OcrEngine {
     return { image, boxes: rotated, turns };
   }
 
-  crop(img: RgbImage, quads: Quad[], opts: CropOptions): LineImage[] {
+  /** Cuts each quad with its own options. */
+  crop(img: RgbImage, quads: Quad[], optsFor: (q: Quad) => CropOptions): LineImage[] {
     if (quads.length === 0) return [];
     const src = matFromRgb(this.cv, img);
     try {
-      return quads.map((q) => cropQuad(this.cv, src, q, opts));
+      return quads.map((q) => cropQuad(this.cv, src, q, optsFor(q)));
     } finally {
       src.delete();
     }

@@ -1,7 +1,7 @@
 import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
 import type { RgbImage } from '../../core/image-decode.js';
 import { orderQuad, quadSize, type Quad } from './geometry.js';
-import type { LineImage } from './line-crop.js';
+import { cropWidth, type CropOptions, type LineImage } from './line-crop.js';
 import type { TextBox } from './text-detector.js';
 
 /** Clockwise quarter turns that make a page upright. */
@@ -68,6 +68,17 @@ const CLS_W = 192;
 const CLS_H = 48;
 
 /**
+ * How a line is cut for the direction classifier: at its height, and no wider than its
+ * input, which squeezes a wider line into 192 columns anyway. A page's longest lines are
+ * 1,000 to 2,000 pixels wide at height 48: cut whole, five of them cost the main thread a
+ * perspective warp ten times the size of what the classifier looks at.
+ */
+export function clsCropOptions(quad: Quad): CropOptions {
+  const natural = cropWidth(quad, { height: CLS_H });
+  return { height: CLS_H, stretch: Math.min(1, CLS_W / natural) };
+}
+
+/**
  * PaddleOCR's 0/180 direction classifier over a few line crops; returns the
  * probability-weighted vote that the lines are upside down (0..1).
  */
@@ -80,7 +91,7 @@ export async function upsideDownVote(model: WorkerModel, crops: LineImage[]): Pr
     const off = b * 3 * plane;
     for (let y = 0; y < CLS_H; y++) {
       for (let x = 0; x < w; x++) {
-        // Crops are at height 48; wider ones are squeezed by nearest sampling into 192.
+        // Crops are at height 48 and cut no wider than 192 (clsCropOptions); a wider one is squeezed by nearest sampling.
         const sx = c.width > CLS_W ? Math.floor((x * c.width) / CLS_W) : x;
         const p = (y * c.width + sx) * 3;
         const q = y * CLS_W + x;
