@@ -16,7 +16,7 @@ const F = {
   right: 133, // turned to his right: yaw -30
   chinDown: 98, // pitch -18
   // pitch -14: the clip's own look down from chinUp, 0.5 s later. Not frame 96, 2 s before
-  // chinUp: its nose and bridge patches match chinUp's at a correlation of 0.6 (0.8-0.9 for the
+  // chinUp: its nose and bridge patches match chinUp's at a correlation of 0.5 (0.9 for the
   // clip's consecutive look frames), and the look's depth parallax check fails that pair.
   chinDown2: 172,
   chinUp: 158, // pitch +3
