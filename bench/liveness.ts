@@ -3,15 +3,16 @@
 // liveness), dense landmarks + blendshapes, the judge), with the model time measured in the
 // same run from the route's Server-Timing header and a bare loop of the same models in the same
 // inference worker.
-//   node --import tsx bench/liveness.ts [--frames 150]
+//   node --import tsx bench/liveness.ts [--frames 150] [--order TURN_LEFT,LOOK_UP,...]
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { testApp } from '../test/helpers/app.js';
 import { multipart } from '../test/helpers/multipart.js';
-import { clipFrames } from '../test/liveness/frames.js';
+import type { ChallengeType } from '../src/modules/liveness/challenges.js';
+import { clipFrames, scriptedDraw } from '../test/liveness/frames.js';
 import { fmt, machineLine, summarize } from './lib/stats.js';
 
-const { values } = parseArgs({ options: { frames: { type: 'string', default: '150' } } });
+const { values } = parseArgs({ options: { frames: { type: 'string', default: '150' }, order: { type: 'string' } } });
 const N = Number(values.frames);
 
 console.log(machineLine());
@@ -23,9 +24,13 @@ console.log(`frames: ${jpegs.length} clip frames 640x360, JPEG q90 (${Math.round
 
 const t = await testApp({ liveness: { abuse_max_sessions: 0, abuse_max_failures: 0 } });
 const app = t.app;
+// --order TURN_LEFT,SMILE,...: every session asks the seven challenges in this order, so two builds
+// judge the same kinds of frames (the random draw decides which kind a whole run mostly judges).
+const order = values.order ? (values.order.split(',') as ChallengeType[]) : null;
 
 let session = '';
 async function newSession(): Promise<void> {
+  if (order) app.liveness.deps.random = scriptedDraw(order);
   const r = await app.inject({ method: 'POST', url: '/api/v1/liveness/sessions?num_challenges=7&timeout_seconds=60' });
   session = r.json().session_id;
 }
