@@ -1,15 +1,16 @@
-// What the depth parallax check of head turns (src/modules/liveness/depth-parallax.ts) reads on
-// genuine turns and on 2-D edits of one photo, frame pairs judged outside sessions: the
-// distributions its threshold is set from, beside the residual of the landmarks' rigid fit
+// What the depth parallax check of head turns and looks (src/modules/liveness/depth-parallax.ts)
+// reads on genuine movements and on 2-D edits of one photo, frame pairs judged outside sessions:
+// the distributions its threshold is set from, beside the residual of the landmarks' rigid fit
 // (rigid-pose.ts), which does not separate the two (the landmark model draws a turned face's
 // points whatever the pixels).
 //  - genuine: every frame of a clip turned as a turn challenge asks (yaw moved >= 20 deg from the
-//    reference, ending >= 8 deg to that side) against each of the clip's frames facing the
-//    camera (the baseline): the Hamilton clip (frames 90-210) and its mirror image, the Obama
+//    reference, ending >= 8 deg to that side), or nodded as a look asks (pitch moved >= 12 deg),
+//    against each of the clip's frames facing the camera (the baseline): the Hamilton clip
+//    (frames 90-210, which holds one real look up and one down) and its mirror image, the Obama
 //    clip and its mirror;
-//  - attacks: the turn ladders of the warp, slide, perspective and noise kits
+//  - attacks: the turn and look ladders of the warp, slide, perspective and noise kits
 //    (bench/lib/attack-kits.ts) on the fr_* identity photos that face the camera and on pad/,
-//    each edit that the landmarks read as such a turn against the unedited photo.
+//    each edit that the landmarks read as such a turn or look against the unedited photo.
 // `--identities even|odd` keeps every other photo, so a threshold set on one half can be checked
 // on the other.
 //   node --import tsx bench/eval-head-rigidity.ts [--identities all] [--seed N]
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { decodeImage, type RgbImage } from '../src/core/image-decode.js';
-import { centreLineParallax, greyPatch, PARALLAX, patchStep } from '../src/modules/liveness/depth-parallax.js';
+import { centreLineParallax, greyPatch, PARALLAX, parallaxFraction, patchStep } from '../src/modules/liveness/depth-parallax.js';
 import { FaceMeasurer, type MeasuredFace } from '../src/modules/liveness/face-measurer.js';
 import { detectFrameFaces, faceBox } from '../src/modules/liveness/face-source.js';
 import { fitRigid, imagePlane, upperFace } from '../src/modules/liveness/rigid-pose.js';
@@ -54,15 +55,26 @@ async function look(img: RgbImage): Promise<Seen | null> {
   return m.measurable ? { m, geom: { bbox: det[0].box, kps: det[0].kps }, img } : null;
 }
 
-/** Residual of the landmarks' rigid fit and the parallax fraction of a pair the judge would read as a turn; null otherwise. */
-function judgePair(ref: Seen, cur: Seen): { residual: number; observed: number } | null {
-  const d = cur.m.measures.yaw - ref.m.measures.yaw;
-  if (Math.abs(d) < TURN || Math.sign(cur.m.measures.yaw) !== Math.sign(d) || Math.abs(cur.m.measures.yaw) < END) return null;
+/** Look rule of the judge (liveness.look_degrees 12, from a baseline facing the camera within 12 deg of yaw). */
+const LOOK = 12;
+const NEUTRAL_YAW = 12;
+
+/**
+ * Residual of the landmarks' rigid fit and the parallax fraction (parallaxFraction) of a pair the
+ * judge would read as a turn (axis yaw) or a look up or down (axis pitch); null otherwise.
+ */
+function judgePair(ref: Seen, cur: Seen, axis: 'yaw' | 'pitch'): { residual: number; observed: number } | null {
+  if (axis === 'yaw') {
+    const d = cur.m.measures.yaw - ref.m.measures.yaw;
+    if (Math.abs(d) < TURN || Math.sign(cur.m.measures.yaw) !== Math.sign(d) || Math.abs(cur.m.measures.yaw) < END) return null;
+  } else if (Math.abs(ref.m.measures.yaw) > NEUTRAL_YAW || Math.abs(cur.m.measures.pitch - ref.m.measures.pitch) < LOOK) {
+    return null;
+  }
   const fit = fitRigid(ref.m.points, imagePlane(cur.m.points), upperFace(ref.m.points));
   const step = patchStep(ref.geom.bbox);
   const p = centreLineParallax(greyPatch(ref.img, ref.geom.bbox, step), ref.m.points, greyPatch(cur.img, cur.geom.bbox, step), cur.m.points, fit);
   // A pair whose patches cannot be compared does not pass the check: count it as no parallax.
-  return { residual: fit.residual, observed: p ? p.observed : -Infinity };
+  return { residual: fit.residual, observed: parallaxFraction(p, axis) ?? -Infinity };
 }
 
 const rows = new Map<string, { residual: number; observed: number }[]>();
@@ -89,8 +101,13 @@ for (const [name, file, w, h, from, to] of clips) {
       const s = await look(f);
       if (s) seen.push(s);
     }
-    const label = `genuine ${name}${flip ? ' mirrored' : ''}`;
-    for (const ref of seen.filter((s) => Math.abs(s.m.measures.yaw) <= 12)) for (const cur of seen) add(label, judgePair(ref, cur));
+    const label = `${name}${flip ? ' mirrored' : ''}`;
+    for (const ref of seen.filter((s) => Math.abs(s.m.measures.yaw) <= 12)) {
+      for (const cur of seen) {
+        add(`turn: genuine ${label}`, judgePair(ref, cur, 'yaw'));
+        add(`look: genuine ${label}`, judgePair(ref, cur, 'pitch'));
+      }
+    }
   }
 }
 
@@ -116,16 +133,21 @@ for (const file of [...chosen, ...pads]) {
   if (Math.abs(nose[0] - (l[0] + r[0]) / 2) > 0.12 * Math.hypot(r[0] - l[0], r[1] - l[1])) continue;
   const v: Victim = { name: file, img, geom: s.geom, others: [] };
   for (const sp of KITS) {
-    // One ladder per species holds both turn directions.
-    for (const step of ladder(sp, 'TURN_LEFT', v).slice(1)) {
-      const e = await look(sp === 'noise' ? addNoise(step.img(), 4, rand) : step.img());
-      if (e) add(`attack ${file.includes('/pad/') ? 'pad' : 'photo'} ${sp}`, judgePair(s, e));
+    // One ladder per species holds both directions of a turn, and of a look.
+    for (const [axis, type] of [
+      ['yaw', 'TURN_LEFT'],
+      ['pitch', 'LOOK_UP'],
+    ] as const) {
+      for (const step of ladder(sp, type, v).slice(1)) {
+        const e = await look(sp === 'noise' ? addNoise(step.img(), 4, rand) : step.img());
+        if (e) add(`${axis === 'yaw' ? 'turn' : 'look'}: attack ${file.includes('/pad/') ? 'pad' : 'photo'} ${sp}`, judgePair(s, e, axis));
+      }
     }
   }
 }
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'none');
-console.log('\n| pairs read as a turn | n | rigid-fit residual p50 / max (face sizes) | parallax fraction min / p5 / p50 / max | below threshold | at or above |');
+console.log('\n| pairs read as a turn or look | n | rigid-fit residual p50 / max (face sizes) | parallax fraction min / p5 / p50 / max | below threshold | at or above |');
 console.log('|---|---|---|---|---|---|');
 for (const [k, rs] of [...rows].sort(([a], [b]) => a.localeCompare(b))) {
   const res = rs.map((r) => r.residual);

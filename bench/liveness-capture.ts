@@ -52,7 +52,7 @@ const parallax: number[] = [];
 let shown = 0;
 for (let k = 0; k < 350; k++) {
   const t0 = performance.now();
-  if (showsParallax(baseView, { patch: greyPatch(cur.img, cur.bbox, step), points: cur.points })) shown++;
+  if (showsParallax(baseView, { patch: greyPatch(cur.img, cur.bbox, step), points: cur.points }, 'yaw')) shown++;
   if (k >= 50) parallax.push(performance.now() - t0);
 }
 const c = summarize(checks);

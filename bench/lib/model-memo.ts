@@ -47,7 +47,8 @@ export function memoiseLivenessModels(service: LivenessService): MemoStats {
   faces.detect = memo(detect, (img, o) => `${pixels(img)}|${optKey(o)}`, stats);
   faces.analyzeFaces = memo(analyzeFaces, (img, fs, o) => `${pixels(img)}|${JSON.stringify(fs.map((f) => f.box))}|${optKey(o)}`, stats);
   const measurer = inner.measurer;
-  const measure = measurer.measure.bind(measurer);
-  measurer.measure = memo(measure, (img: RgbImage, f: FaceBox) => `${pixels(img)}|${JSON.stringify(f)}`, stats);
+  // The reading keeps its blendshapes run once asked for, so a memoised reading runs them once too.
+  const landmarks = measurer.landmarks.bind(measurer);
+  measurer.landmarks = memo(landmarks, (img: RgbImage, f: FaceBox) => `${pixels(img)}|${JSON.stringify(f)}`, stats);
   return stats;
 }

@@ -7,7 +7,7 @@ import type { ChallengeType } from '../../src/modules/liveness/challenges.js';
 import { greyPatch, patchStep, showsParallax, type FaceView } from '../../src/modules/liveness/depth-parallax.js';
 import { FaceMeasurer } from '../../src/modules/liveness/face-measurer.js';
 import { detectFrameFaces, faceBox } from '../../src/modules/liveness/face-source.js';
-import { addNoise, rng, squeezeTurn, type FaceGeom } from '../../bench/lib/attack-edits.js';
+import { addNoise, perspective, rng, slideInner, squeezeTurn, type FaceGeom } from '../../bench/lib/attack-edits.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 import { testdata } from '../helpers/paths.js';
@@ -38,6 +38,7 @@ after(async () => {
 interface Seen {
   geom: FaceGeom;
   yaw: number;
+  pitch: number;
   view: (step: number) => FaceView;
 }
 async function see(img: RgbImage): Promise<Seen> {
@@ -45,13 +46,13 @@ async function see(img: RgbImage): Promise<Seen> {
   assert.ok(face);
   const m = await measurer.measure(img, faceBox(face));
   assert.ok(m.measurable);
-  return { geom: { bbox: face.box, kps: face.kps }, yaw: m.measures.yaw, view: (step) => ({ patch: greyPatch(img, face.box, step), points: m.points }) };
+  return { geom: { bbox: face.box, kps: face.kps }, yaw: m.measures.yaw, pitch: m.measures.pitch, view: (step) => ({ patch: greyPatch(img, face.box, step), points: m.points }) };
 }
 const decode = (b: Buffer) => decodeImage(b, { field: 'image', maxPixels: 40e6 });
-/** Whether `cur` shows the parallax of a turn from `ref`, both cropped with the reference's step, as the service does. */
-const parallax = (ref: Seen, cur: Seen) => {
+/** Whether `cur` shows the parallax of a turn (or look) from `ref`, both cropped with the reference's step, as the service does. */
+const parallax = (ref: Seen, cur: Seen, axis: 'yaw' | 'pitch' = 'yaw') => {
   const step = patchStep(ref.geom.bbox);
-  return showsParallax(ref.view(step), cur.view(step));
+  return showsParallax(ref.view(step), cur.view(step), axis);
 };
 
 describe('depth parallax of a head turn (depth-parallax.ts)', () => {
@@ -110,5 +111,48 @@ describe('a turn session of a squeezed photo (the service)', () => {
     const info = (await t.app.inject({ method: 'GET', url: `/api/v1/liveness/sessions/${id}` })).json();
     assert.equal(info.state, 'failed');
     assert.equal(info.failure_reason, 'flat_motion');
+  });
+});
+
+// Looks (issue 22): the nose tip, in front of the bridge, moves up or down the image further than
+// the bridge when the head nods; a photo's inner face slid up or down inside its outline, or the
+// whole photo tilted, moves both alike. The clip holds one real look up (frame 150, pitch -15, to
+// 158, +3) and one look down (158 to 172, -14), about 83 px faces.
+const LOOK_FROM = 150;
+const LOOK_TOP = 158;
+const LOOK_TO = 172;
+/** Identity photos and pad/ stills facing the camera; which of their slides the landmarks read as a look is found below. */
+const LOOK_PHOTOS = ['faces/identities/fr_barack_obama/obama3.jpg', 'faces/identities/fr_rose_leslie/img2.jpg', 'faces/pad/doubango_disguise.jpg', 'faces/identities/fr_alex_lacamoire/img1.jpg'];
+
+describe('depth parallax of a look (depth-parallax.ts)', () => {
+  it('a real look shows it: the clip looking up and then down, as filmed and mirrored', async () => {
+    const clip = clipFrames([LOOK_FROM, LOOK_TOP, LOOK_TO]);
+    for (const flip of [false, true]) {
+      const f = async (n: number) => see(await decode(flip ? await mirror(clip.get(n)!) : clip.get(n)!));
+      const [a, b, c] = [await f(LOOK_FROM), await f(LOOK_TOP), await f(LOOK_TO)];
+      assert.ok(b.pitch - a.pitch >= 12 && b.pitch - c.pitch >= 12, 'the landmarks read both looks');
+      assert.equal(parallax(a, b, 'pitch'), true, `${flip ? 'mirrored' : 'as filmed'}: up`);
+      assert.equal(parallax(b, c, 'pitch'), true, `${flip ? 'mirrored' : 'as filmed'}: down`);
+    }
+  });
+
+  it("a photo's inner face slid up or down, or the photo tilted, read as a look by the landmarks, does not", async () => {
+    const rand = rng(2206);
+    let read = 0;
+    for (const file of LOOK_PHOTOS) {
+      const photo = await decode(readFileSync(testdata(file)));
+      const a = await see(addNoise(photo, 4, rand));
+      for (const dir of [1, -1] as const) {
+        for (const s of [1.3, 1.8]) {
+          for (const edit of [slideInner(photo, a.geom, 0, dir * 0.13 * s), perspective(photo, a.geom, 'pitch', dir * 35 * s)]) {
+            const b = await see(addNoise(edit, 4, rand)).catch(() => null);
+            if (!b || Math.abs(b.pitch - a.pitch) < 12) continue;
+            read++;
+            assert.equal(parallax(a, b, 'pitch'), false, `${file}: pitch ${(b.pitch - a.pitch).toFixed(1)} deg`);
+          }
+        }
+      }
+    }
+    assert.ok(read >= 4, `the landmarks read ${read} edits as looks`);
   });
 });

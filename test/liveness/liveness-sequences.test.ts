@@ -15,7 +15,10 @@ const F = {
   frontal: 150, // yaw -2, pitch -15, smile 0, jawOpen 0.06
   right: 133, // turned to his right: yaw -30
   chinDown: 98, // pitch -18
-  chinDown2: 96, // pitch -16.5, two frames earlier (a camera never sends the same pixels twice; 99 duplicates 98)
+  // pitch -14: the clip's own look down from chinUp, 0.5 s later. Not frame 96, 2 s before
+  // chinUp: its nose and bridge patches match chinUp's at a correlation of 0.5 (0.9 for the
+  // clip's consecutive look frames), and the look's depth parallax check fails that pair.
+  chinDown2: 172,
   chinUp: 158, // pitch +3
   level: 180, // pitch +1, yaw -3
   smile: 90, // mouthSmile 0.75

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { drawChallenges, type ChallengeType } from '../../src/modules/liveness/challenges.js';
-import { judgeFrame, newProgress, type FaceMeasures } from '../../src/modules/liveness/challenge-rules.js';
+import { judgeFrame, newProgress, UNREAD_EXPRESSION, type FaceMeasures } from '../../src/modules/liveness/challenge-rules.js';
 import { LivenessSession } from '../../src/modules/liveness/session.js';
 import { SessionStore } from '../../src/modules/liveness/session-store.js';
 import { scriptedDraw } from './frames.js';
@@ -331,5 +331,57 @@ describe('session store (injected clock)', () => {
       store.sweep(T0 + 5000).map((e) => e.ending),
       ['failed'],
     );
+  });
+});
+
+// The service runs the blendshapes model only when a verdict or a baseline reads its scores, and
+// the pixel checks of a head movement only when its angle was reached (liveness-service.ts).
+describe('work done only where the judgement reads it', () => {
+  const pose = (f: FaceMeasures) => ({ yaw: f.yaw, pitch: f.pitch });
+  const unread = (f: FaceMeasures): FaceMeasures => ({ ...pose(f), ...UNREAD_EXPRESSION });
+
+  it('an expression challenge reads the expression on every frame; a turn only on the frame that completes it before an expression challenge', () => {
+    const s = session(['TURN_LEFT', 'SMILE', 'LOOK_UP', 'TURN_RIGHT']);
+    s.acceptFrame(T0);
+    assert.equal(s.readsExpression(pose(NEUTRAL), S, T0, true), false, 'a turn frame that does not complete it');
+    s.judge(unread(NEUTRAL), S, T0);
+    s.acceptFrame(T0 + 200);
+    assert.equal(s.readsExpression(pose(ACTION.TURN_LEFT), S, T0 + 200, false), false, 'reached, but did not move like a head: no pass, no baseline');
+    assert.equal(s.readsExpression(pose(ACTION.TURN_LEFT), S, T0 + 200, true), true, 'completes the turn: it seeds the smile baseline');
+    assert.equal(s.currentChallenge?.type, 'TURN_LEFT', 'asking changed nothing');
+    s.judge(ACTION.TURN_LEFT, S, T0 + 200);
+    assert.equal(s.currentChallenge?.type, 'SMILE');
+    assert.equal(s.readsExpression(pose(NEUTRAL), S, T0 + 400, true), true);
+    s.acceptFrame(T0 + 400);
+    s.judge(ACTION.SMILE, S, T0 + 400);
+    assert.equal(s.currentChallenge?.type, 'LOOK_UP', 'the turn frame seeded the neutral smile baseline');
+    assert.equal(s.readsExpression(pose(ACTION.LOOK_UP), S, T0 + 600, true), false, 'a look before a turn never reads it');
+  });
+
+  it('an expression left unread neither passes nor seeds an expression challenge', () => {
+    for (const type of ['BLINK', 'SMILE', 'OPEN_MOUTH'] as ChallengeType[]) {
+      const p = newProgress();
+      judgeFrame(type, p, unread(NEUTRAL), S, tick());
+      assert.equal(p.baseline, null, `${type}: no baseline`);
+      judgeFrame(type, p, NEUTRAL, S, tick());
+      assert.equal(judgeFrame(type, p, unread(ACTION[type]), S, tick()).passed, false, `${type}: no pass`);
+    }
+  });
+
+  it("a head movement's pixel checks are asked for only on a frame that reaches its angle", () => {
+    for (const type of ['TURN_LEFT', 'LOOK_UP'] as ChallengeType[]) {
+      const p = newProgress();
+      let asked = 0;
+      const moved = () => (asked++, true);
+      judgeFrame(type, p, NEUTRAL, S, tick(), moved);
+      judgeFrame(type, p, m({ yaw: 5, pitch: -4 }), S, tick(), moved);
+      assert.equal(asked, 0, `${type}: below the angle`);
+      assert.equal(judgeFrame(type, p, ACTION[type], S, tick(), moved).passed, true);
+      assert.equal(asked, 1, type);
+      const q = newProgress();
+      judgeFrame(type, q, NEUTRAL, S, tick());
+      const j = judgeFrame(type, q, ACTION[type], S, tick(), () => false);
+      assert.deepEqual([j.passed, j.flat], [false, true], `${type}: reached but flat`);
+    }
   });
 });

@@ -70,6 +70,27 @@ export interface Judgement {
   flat?: boolean;
 }
 
+/** The expression scores of FaceMeasures: what the blendshapes model gives. */
+export type Expression = Pick<FaceMeasures, 'blinkLeft' | 'blinkRight' | 'smile' | 'jawOpen'>;
+
+/**
+ * The expression of a frame whose blendshapes were not run: no rule of a turn or look reads it,
+ * and were one to, NaN would neither pass nor seed anything (every comparison with it is false).
+ */
+export const UNREAD_EXPRESSION: Readonly<Expression> = { blinkLeft: NaN, blinkRight: NaN, smile: NaN, jawOpen: NaN };
+
+/**
+ * Whether a frame changed since its baseline as a moving 3-D head does (liveness-service.ts):
+ * the answer, or a function that works it out, called only when a turn's or look's angle was
+ * reached.
+ */
+export type Moved = boolean | (() => boolean);
+
+/** Whether a challenge is judged on the blendshapes' expression scores (the others on head pose alone). */
+export function readsExpression(type: ChallengeType): boolean {
+  return type === 'BLINK' || type === 'SMILE' || type === 'OPEN_MOUTH';
+}
+
 /**
  * Whether a frame may be a challenge's baseline. Any frame may start a turn: a head swinging
  * from one side to the other can cross the facing-the-camera zone between two frames (at
@@ -105,8 +126,10 @@ function isBaseline(type: ChallengeType, m: FaceMeasures): boolean {
  * score past its threshold, and a blink must go open -> closed -> open. Frames that do not
  * complete the challenge are offered as its baseline (seedBaseline).
  */
-export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
+export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: FaceMeasures, settings: RuleSettings, now: number, moved: Moved = true): Judgement {
   const base = progress.baseline;
+  // Asked only of a frame whose angle was reached: the pixel checks behind it cost more than the rest of the judge.
+  const headMoved = () => (typeof moved === 'function' ? moved() : moved);
   let passed = false;
   let flat = false;
   if (base) {
@@ -115,15 +138,16 @@ export function judgeFrame(type: ChallengeType, progress: ChallengeProgress, m: 
       case 'TURN_RIGHT': {
         const sign = type === 'TURN_LEFT' ? 1 : -1;
         const turned = sign * (m.yaw - base.yaw) >= settings.turnDegrees && sign * m.yaw >= settings.turnDegrees - RULES.neutralYaw;
-        passed = turned && moved;
-        flat = turned && !moved;
+        passed = turned && headMoved();
+        flat = turned && !passed;
         break;
       }
       case 'LOOK_UP':
       case 'LOOK_DOWN': {
         const delta = type === 'LOOK_UP' ? m.pitch - base.pitch : base.pitch - m.pitch;
-        passed = delta >= settings.lookDegrees && moved;
-        flat = delta >= settings.lookDegrees && !moved;
+        const looked = delta >= settings.lookDegrees;
+        passed = looked && headMoved();
+        flat = looked && !passed;
         break;
       }
       case 'SMILE':

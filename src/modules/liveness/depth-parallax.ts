@@ -155,10 +155,19 @@ export const PARALLAX = { minObserved: 0.25 } as const;
 
 export interface Parallax {
   /**
-   * Fraction of the depth parallax a rigid head would show that the pixels showed: about 1 for
-   * a real head, about 0 for a flat picture (the nose tip moved with the bridge).
+   * Fraction of the depth parallax a rigid head would show that the pixels showed, beyond what
+   * the same rotation of a flat picture would show: about 1 for a real head, about 0 for a photo
+   * physically turned or tilted.
    */
   observed: number;
+  /**
+   * The same fraction measured from no relative motion at all: about 1 for a real head, about 0
+   * for a photo edited in the plane (the nose tip moved with the bridge). For a turn the flat
+   * rotation hardly moves the tip against the bridge (the centre line lies along the turn's
+   * axis), so this reads as `observed` does; for a nod it foreshortens the centre line along the
+   * very direction the depth moves it, so the two differ and a look must clear both.
+   */
+  still: number;
   /** The parallax a rigid head would show, in eye distances. */
   expected: number;
   /** The lower of the two matches' correlations. */
@@ -195,8 +204,11 @@ export function centreLineParallax(refPatch: GreyPatch, ref: Float32Array, curPa
   const ex = s * R[0]![2]! * v[2];
   const ey = s * R[1]![2]! * v[2];
   const den = ex * ex + ey * ey;
-  const observed = ((tip.dx - bridge.dx - fx) * ex + (tip.dy - bridge.dy - fy) * ey) / Math.max(1e-9, den);
-  return { observed, expected: Math.sqrt(den) / eyes, score: Math.min(tip.score, bridge.score) };
+  const mx = tip.dx - bridge.dx;
+  const my = tip.dy - bridge.dy;
+  const observed = ((mx - fx) * ex + (my - fy) * ey) / Math.max(1e-9, den);
+  const still = (mx * ex + my * ey) / Math.max(1e-9, den);
+  return { observed, still, expected: Math.sqrt(den) / eyes, score: Math.min(tip.score, bridge.score) };
 }
 
 /** A frame as the parallax check keeps it: its grey face crop and its 3-D landmarks in image pixels. */
@@ -206,12 +218,25 @@ export interface FaceView {
 }
 
 /**
- * Whether `cur` shows the depth parallax of a head turned from `ref` as the landmarks say: the
- * landmarks' rigid fit gives the rotation, the pixels must show at least PARALLAX.minObserved of
- * the parallax it predicts. Both views must be cropped with the same step.
+ * The fraction of the predicted parallax a frame showed, as the check reads it for a movement
+ * about `axis`: for a turn (yaw) against a flat picture turned alike; for a look (pitch) against
+ * both a flat picture tilted alike and one edited in the plane, the lower of the two (see
+ * Parallax.still). Null when the patches could not be compared.
  */
-export function showsParallax(ref: FaceView, cur: FaceView): boolean {
+export function parallaxFraction(p: Parallax | null, axis: 'yaw' | 'pitch'): number | null {
+  if (!p) return null;
+  return axis === 'yaw' ? p.observed : Math.min(p.observed, p.still);
+}
+
+/**
+ * Whether `cur` shows the depth parallax of a head turned (yaw) or nodded (pitch) from `ref` as
+ * the landmarks say: the landmarks' rigid fit gives the rotation, the pixels must show at least
+ * PARALLAX.minObserved of the parallax it predicts (parallaxFraction). When the head nods, the
+ * nose tip, in front of the bridge, moves up or down the image further than the bridge does, as
+ * it moves sideways further when the head turns. Both views must be cropped with the same step.
+ */
+export function showsParallax(ref: FaceView, cur: FaceView, axis: 'yaw' | 'pitch'): boolean {
   const fit = fitRigid(ref.points, imagePlane(cur.points), upperFace(ref.points));
-  const p = centreLineParallax(ref.patch, ref.points, cur.patch, cur.points, fit);
-  return p !== null && p.observed >= PARALLAX.minObserved;
+  const f = parallaxFraction(centreLineParallax(ref.patch, ref.points, cur.patch, cur.points, fit), axis);
+  return f !== null && f >= PARALLAX.minObserved;
 }

@@ -1,7 +1,7 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import type { FaceService } from '../face/face-service.js';
 import { BlendshapeModel } from './blendshapes.js';
-import type { FaceMeasures } from './challenge-rules.js';
+import type { Expression, FaceMeasures } from './challenge-rules.js';
 import { FaceLandmarker, LANDMARK_COUNT, LANDMARK_INPUT, type DenseLandmarks } from './face-landmarker.js';
 import type { FaceBox } from './face-roi.js';
 import { headPose } from './head-pose.js';
@@ -32,6 +32,19 @@ export interface MeasuredFace {
    * away from the camera): what the rigid head check fits across frames (rigid-pose.ts).
    */
   points: Float32Array;
+}
+
+/**
+ * One face's landmarks read, its expression not yet: the head pose is all a turn or look is
+ * judged on, so the blendshapes model runs only when `expression()` is first asked for (an
+ * expression challenge, or a turn that completes and seeds an expression challenge's baseline).
+ */
+export interface LandmarkReading extends Omit<MeasuredFace, 'measures' | 'modelMs'> {
+  pose: Pick<FaceMeasures, 'yaw' | 'pitch'>;
+  /** The landmark model's run in the inference pool, ms. */
+  landmarkMs: number;
+  /** The blendshapes on these landmarks, run once on the first call; `ms` is that run's time. */
+  expression(): Promise<{ expression: Expression; ms: number }>;
 }
 
 const IRIS_A = 468;
@@ -70,30 +83,36 @@ function imagePoints(lm: DenseLandmarks): Float32Array {
 export class FaceMeasurer {
   constructor(private readonly faces: FaceService) {}
 
+  /** Landmarks and blendshapes, both run: every measure of the face. */
   async measure(img: RgbImage, face: FaceBox): Promise<MeasuredFace> {
+    const r = await this.landmarks(img, face);
+    const { expression, ms } = await r.expression();
+    return { presence: r.presence, eyeFit: r.eyeFit, measurable: r.measurable, points: r.points, measures: { ...r.pose, ...expression }, modelMs: r.landmarkMs + ms };
+  }
+
+  /** The landmark model alone; the blendshapes wait until `expression()` asks for them. */
+  async landmarks(img: RgbImage, face: FaceBox): Promise<LandmarkReading> {
     // [0,1] input: it fitted the detector's eye points better than [-1,1] on 14 of 22 photos.
     const landmarker = new FaceLandmarker(this.faces.model(LANDMARK_MODEL), 'unit');
-    const blend = new BlendshapeModel(this.faces.model(BLENDSHAPE_MODEL));
     const lm = await landmarker.run(img, face);
-    const t0 = performance.now();
-    const shapes = await blend.run(lm.image);
-    const modelMs = lm.runMs + (performance.now() - t0);
-    const pose = headPose(lm.crop);
     const fit = eyeFit(lm.image, face);
+    let expression: Promise<{ expression: Expression; ms: number }> | undefined;
     return {
-      measures: {
-        yaw: pose.yaw,
-        pitch: pose.pitch,
-        blinkLeft: shapes.eyeBlinkLeft,
-        blinkRight: shapes.eyeBlinkRight,
-        smile: (shapes.mouthSmileLeft + shapes.mouthSmileRight) / 2,
-        jawOpen: shapes.jawOpen,
-      },
+      pose: headPose(lm.crop),
       presence: lm.presence,
       eyeFit: fit,
       measurable: lm.presence >= MIN_PRESENCE && fit <= MAX_EYE_FIT,
-      modelMs,
+      landmarkMs: lm.runMs,
       points: imagePoints(lm),
+      expression: () =>
+        (expression ??= (async () => {
+          const t0 = performance.now();
+          const shapes = await new BlendshapeModel(this.faces.model(BLENDSHAPE_MODEL)).run(lm.image);
+          return {
+            expression: { blinkLeft: shapes.eyeBlinkLeft, blinkRight: shapes.eyeBlinkRight, smile: (shapes.mouthSmileLeft + shapes.mouthSmileRight) / 2, jawOpen: shapes.jawOpen },
+            ms: performance.now() - t0,
+          };
+        })()),
     };
   }
 }

@@ -3,10 +3,11 @@ import type { VigilContext } from '../../core/context.js';
 import { UnprocessableError } from '../../core/errors.js';
 import type { ErrorCode } from '../../core/error-codes.js';
 import { decodeImage } from '../../core/image-decode.js';
+import { faceSize, type RawFace } from '../face/face-geometry.js';
 import { emptyTimings, type FaceService } from '../face/face-service.js';
 import { AbuseLimiter } from './abuse-limiter.js';
 import { CAPTURE, captureProblem, identicalFraction, mirroredOf, sampleFrame, type FrameSample } from './capture-evidence.js';
-import type { RuleSettings } from './challenge-rules.js';
+import { readsExpression, UNREAD_EXPRESSION, type Expression, type RuleSettings } from './challenge-rules.js';
 import { cryptoRandomIndex, drawChallenges, type Challenge, type ChallengeType, type RandomIndex } from './challenges.js';
 import { greyPatch, patchStep, showsParallax, type FaceView } from './depth-parallax.js';
 import { FaceMeasurer } from './face-measurer.js';
@@ -210,21 +211,28 @@ export class LivenessService {
       const stage = emptyTimings();
       const detected = await detectFrameFaces(this.faces, img, stage);
       this.assertHeld(id);
-      // The largest face's landmarks start first, the longest chain (landmarks, then
-      // blendshapes), and its embedding and passive liveness run beside them on another
-      // worker of the inference pool. The measures are read only after the checks that can end the
-      // frame first; a frame ended early drops them, and the catch keeps that from
-      // surfacing as an unhandled rejection.
+      // One face or a 422, decided on the detections: only that face's embedding and passive
+      // liveness are computed (a smaller face's were never read).
+      const single = this.singleFace(session, detected);
+      // The face's landmarks start first, and its embedding and passive liveness run beside them
+      // on another worker of the inference pool. An expression challenge reads the blendshapes
+      // on every frame, so they start as soon as the landmarks are in; a turn or look is judged
+      // on the pose alone (below). The measures are read only after the checks that can end the
+      // frame first; a frame ended early drops them, and the catches keep that from surfacing
+      // as an unhandled rejection.
       const tm = performance.now();
-      const measuring = detected[0] ? this.measurer.measure(img, faceBox(detected[0])).then((m) => ({ m, ms: performance.now() - tm })) : undefined;
-      measuring?.catch(() => undefined);
-      const faces = await analyseFrameFaces(this.faces, img, detected, stage);
+      const measuring = this.measurer.landmarks(img, faceBox(single)).then((m) => {
+        if (readsExpression(judged)) m.expression().catch(() => undefined);
+        return { m, ms: performance.now() - tm };
+      });
+      measuring.catch(() => undefined);
+      const [face] = await analyseFrameFaces(this.faces, img, [single], stage);
       this.assertHeld(id);
       timings.face = performance.now() - t0;
       timings.face_detect_model = stage.detect_model;
       timings.face_embed = stage.align + stage.embed;
       timings.face_liveness = stage.liveness;
-      const face = this.singleFace(session, faces);
+      if (!face) throw new Error('the face service analysed no face of one detection');
       const failed = this.definitiveChecks(session, face, arrivedAt);
       if (failed) return failed;
       const kept = this.samples.get(session) ?? [];
@@ -243,22 +251,35 @@ export class LivenessService {
         session.challengeStatic++;
         return session.frameResult(judged, { passed: false, confidence: 0 });
       }
-      const { m, ms } = await measuring!;
+      const { m, ms } = await measuring;
       timings.measure = ms;
-      timings.measure_model = m.modelMs;
+      timings.measure_model = m.landmarkMs;
       this.assertHeld(id);
       if (!m.measurable) {
         throw this.frameError(session, 'FACE_NOT_MEASURABLE', `the face could not be measured (landmark presence ${m.presence.toFixed(2)}); face the camera with the whole face visible`);
       }
-      // A turn is checked against the pixels of its baseline frame (depth parallax), so the face
-      // crop is kept for frames judged against a turn or seeding the next challenge, a turn.
+      // A turn or look is checked against the pixels of its baseline frame (depth parallax), so
+      // the face crop is kept for a frame that reaches a turn's or look's angle or becomes the
+      // baseline of one. Whether the frame moved like a head is worked out once, and only for a
+      // frame whose angle was reached (the judge asks no other).
       let view: FaceView | null = null;
       const viewOf = () => (view ??= { patch: greyPatch(img, face.bbox, this.baselines.get(session)?.view?.patch.step ?? patchStep(face.bbox)), points: m.points });
-      const moved = this.movedLikeAHead(session, judged, sample, isTurn(judged) ? viewOf() : null);
-      const j = session.judge(m.measures, this.settings, arrivedAt, moved);
+      let headMoved: boolean | undefined;
+      const moved = () => (headMoved ??= this.movedLikeAHead(session, judged, sample, isHeadMovement(judged) ? viewOf() : null));
+      // The blendshapes are run when this frame's verdict or the next challenge's baseline reads
+      // them; a turn's or look's other frames are judged and kept as baselines on yaw and pitch.
+      let expression: Expression = UNREAD_EXPRESSION;
+      if (session.readsExpression(m.pose, this.settings, arrivedAt, moved)) {
+        const e = await m.expression();
+        this.assertHeld(id);
+        expression = e.expression;
+        timings.measure += e.ms;
+        timings.measure_model += e.ms;
+      }
+      const j = session.judge({ ...m.pose, ...expression }, this.settings, arrivedAt, moved);
       if (session.baselineAt === arrivedAt) {
         const next = session.currentChallenge?.type;
-        this.baselines.set(session, { at: arrivedAt, sample, view: next && isTurn(next) ? viewOf() : null });
+        this.baselines.set(session, { at: arrivedAt, sample, view: next && isHeadMovement(next) ? viewOf() : null });
       }
       if (session.state === 'completed') this.ended(session, 'completed');
       return session.frameResult(judged, j);
@@ -269,20 +290,19 @@ export class LivenessService {
    * Whether a frame changed since the current challenge's baseline frame as a turning or nodding
    * head does (only turns and looks ask): its face region is not largely the same pixels (a photo
    * warped inside its outline is), the outline beside the face (turns) or above and below it
-   * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts), and for a turn
-   * the nose tip moved further than the bridge between the eyes by its depth, which a flat
-   * picture's cannot (depth-parallax.ts). Without the baseline frame's evidence nothing counts as
-   * moved. The silhouette and parallax checks are both required: each stops edits the other lets
+   * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts), and the nose
+   * tip moved further than the bridge between the eyes by its depth, sideways for a turn, up or
+   * down for a look, which a flat picture's cannot (depth-parallax.ts). Without the baseline
+   * frame's evidence nothing counts as moved. The silhouette and parallax checks are both required: each stops edits the other lets
    * through (an edit that reaches the band beside the face; one whose nose the patch match loses).
    */
   private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample, view: FaceView | null): boolean {
-    const axis = isTurn(type) ? 'yaw' : type === 'LOOK_UP' || type === 'LOOK_DOWN' ? 'pitch' : null;
-    if (!axis) return true;
+    if (!isHeadMovement(type)) return true;
+    const axis = isTurn(type) ? 'yaw' : 'pitch';
     const base = this.baselines.get(session);
     if (!base || base.at !== session.baselineAt) return false;
     if (identicalFraction(sample, base.sample) > CAPTURE.maxIdenticalToBaseline || silhouetteChange(base.sample, sample, axis) < SILHOUETTE.minChangedFraction) return false;
-    if (axis === 'pitch') return true;
-    return base.view !== null && view !== null && showsParallax(base.view, view);
+    return base.view !== null && view !== null && showsParallax(base.view, view, axis);
   }
 
   /** 404 when the session was cancelled (DELETE) while its frame was being decoded or judged. */
@@ -291,10 +311,11 @@ export class LivenessService {
   }
 
   /** The one face of the frame, or 422 NO_FACE / MULTIPLE_FACES (the session goes on; its timer keeps running). */
-  private singleFace(session: LivenessSession, faces: FrameFace[]): FrameFace {
+  private singleFace(session: LivenessSession, faces: RawFace[]): RawFace {
     const [largest] = faces;
     if (!largest) throw this.frameError(session, 'NO_FACE', 'no face in the frame');
-    const others = faces.slice(1).filter((f) => f.face_size >= SECOND_FACE_RATIO * largest.face_size);
+    const size = faceSize(largest.box);
+    const others = faces.slice(1).filter((f) => faceSize(f.box) >= SECOND_FACE_RATIO * size);
     if (others.length > 0) throw this.frameError(session, 'MULTIPLE_FACES', `${others.length + 1} faces in the frame; exactly one person must be in view`);
     return largest;
   }
@@ -358,6 +379,7 @@ export class LivenessService {
 }
 
 const isTurn = (type: ChallengeType) => type === 'TURN_LEFT' || type === 'TURN_RIGHT';
+const isHeadMovement = (type: ChallengeType) => isTurn(type) || type === 'LOOK_UP' || type === 'LOOK_DOWN';
 
 export function emptyFrameTimings(): FrameTimings {
   return { decode: 0, face: 0, face_detect_model: 0, face_embed: 0, face_liveness: 0, measure: 0, measure_model: 0 };

@@ -2,7 +2,18 @@ import type { Static } from 'typebox';
 import { ConflictError } from '../../core/errors.js';
 import type { Challenge, ChallengeType } from './challenges.js';
 import type { FrameResultSchema, SessionStateSchema } from './schema.js';
-import { judgeFrame, newProgress, seedBaseline, type ChallengeProgress, type FaceMeasures, type Judgement, type RuleSettings } from './challenge-rules.js';
+import {
+  judgeFrame,
+  newProgress,
+  readsExpression,
+  seedBaseline,
+  UNREAD_EXPRESSION,
+  type ChallengeProgress,
+  type Moved,
+  type FaceMeasures,
+  type Judgement,
+  type RuleSettings,
+} from './challenge-rules.js';
 
 /** The spec's five session states. */
 export type SessionState = Static<typeof SessionStateSchema>;
@@ -167,7 +178,7 @@ export class LivenessSession {
    * next challenge (its timer starting at this frame's arrival) or completes the session; the
    * passing frame is also offered as the next challenge's neutral baseline.
    */
-  judge(measures: FaceMeasures, settings: RuleSettings, now: number, moved = true): Judgement {
+  judge(measures: FaceMeasures, settings: RuleSettings, now: number, moved: Moved = true): Judgement {
     const challenge = this.currentChallenge;
     if (this.state !== 'in_progress' || !challenge) return { passed: false, confidence: 0 };
     const j = judgeFrame(challenge.type, this.progress, measures, settings, now, moved);
@@ -189,6 +200,21 @@ export class LivenessSession {
       this.challengeStartedAt = null;
     }
     return j;
+  }
+
+  /**
+   * Whether judging a frame with this head pose reads its expression scores: always for an
+   * expression challenge, and for a turn or look when the frame would complete it and the next
+   * challenge is an expression one (the completing frame seeds that challenge's baseline).
+   * Judged on a copy of the progress, so nothing changes.
+   */
+  readsExpression(pose: Pick<FaceMeasures, 'yaw' | 'pitch'>, settings: RuleSettings, now: number, moved: Moved): boolean {
+    const challenge = this.currentChallenge;
+    if (this.state !== 'in_progress' || !challenge) return false;
+    if (readsExpression(challenge.type)) return true;
+    const next = this.challenges[this.current + 1];
+    if (!next || !readsExpression(next.type)) return false;
+    return judgeFrame(challenge.type, { ...this.progress }, { ...pose, ...UNREAD_EXPRESSION }, settings, now, moved).passed;
   }
 
   /** Arrival time of the current challenge's baseline frame, or null before one is seen. */
