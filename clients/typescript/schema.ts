@@ -1058,9 +1058,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "db7c296c-1d21-4eb3-8e8f-01789a353cdb",
+                     *         "id": "eeb85da4-2add-4a6c-a566-a4283a374d10",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-26T19:05:44.538Z",
+                     *         "timestamp": "2026-11-26T21:33:28.276Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1076,9 +1076,9 @@ export interface operations {
                      *         "camera_id": "hall"
                      *       },
                      *       {
-                     *         "id": "2d88ae90-e667-4294-99e8-6bd4ea81d2db",
+                     *         "id": "1fec5194-2b87-4083-8e89-1ec8c59abe6f",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-26T19:05:44.336Z",
+                     *         "timestamp": "2026-11-26T21:33:28.071Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1201,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *         "id": "c607469e-243b-439e-9138-98955ebf36f0",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-26T19:05:45.243+00:00",
+                     *         "created_at": "2026-11-26T21:33:29.083+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1315,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *       "id": "c607469e-243b-439e-9138-98955ebf36f0",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-26T19:05:45.243+00:00",
+                     *       "created_at": "2026-11-26T21:33:29.083+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1443,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "89d67163-6525-442c-becc-cd567b97552f"
+                     *       "removed": "c607469e-243b-439e-9138-98955ebf36f0"
                      *     }
                      */
                     "application/json": {
@@ -1561,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *       "id": "c607469e-243b-439e-9138-98955ebf36f0",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-26T19:05:45.243+00:00",
+                     *       "created_at": "2026-11-26T21:33:29.083+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1708,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *       "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795719945246000",
-                     *           "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
-                     *           "event_id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
+                     *           "delivery_id": "1795728809088000",
+                     *           "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
+                     *           "event_id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-26T19:05:45.246+00:00",
-                     *           "updated_at": "2026-11-26T19:05:45.362+00:00",
+                     *           "created_at": "2026-11-26T21:33:29.088+00:00",
+                     *           "updated_at": "2026-11-26T21:33:29.222+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1870,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795719945378000",
-                     *       "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
-                     *       "event_id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
+                     *       "delivery_id": "1795728809246000",
+                     *       "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
+                     *       "event_id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-26T19:05:45.378+00:00",
-                     *       "updated_at": "2026-11-26T19:05:45.378+00:00",
-                     *       "next_attempt_at": "2026-11-26T19:05:45.378Z",
+                     *       "created_at": "2026-11-26T21:33:29.246+00:00",
+                     *       "updated_at": "2026-11-26T21:33:29.246+00:00",
+                     *       "next_attempt_at": "2026-11-26T21:33:29.246Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -2012,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "89d67163-6525-442c-becc-cd567b97552f",
+                     *       "id": "c607469e-243b-439e-9138-98955ebf36f0",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-26T19:05:45.243+00:00",
+                     *       "created_at": "2026-11-26T21:33:29.083+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2136,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
+                     *         "id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-26T19:05:45.246Z",
+                     *         "timestamp": "2026-11-26T21:33:29.088Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 89d67163-6525-442c-becc-cd567b97552f",
+                     *           "message": "test delivery to webhook c607469e-243b-439e-9138-98955ebf36f0",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2151,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795719945246000",
-                     *         "webhook_id": "89d67163-6525-442c-becc-cd567b97552f",
-                     *         "event_id": "d16d8bb6-8ad6-451c-89ff-28e09bf83461",
+                     *         "delivery_id": "1795728809088000",
+                     *         "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
+                     *         "event_id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-26T19:05:45.246+00:00",
-                     *         "updated_at": "2026-11-26T19:05:45.246+00:00",
-                     *         "next_attempt_at": "2026-11-26T19:05:45.246Z",
+                     *         "created_at": "2026-11-26T21:33:29.088+00:00",
+                     *         "updated_at": "2026-11-26T21:33:29.088+00:00",
+                     *         "next_attempt_at": "2026-11-26T21:33:29.088Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -3092,7 +3092,7 @@ export interface operations {
                      *             "confidence": 0.2418
                      *           }
                      *         ],
-                     *         "confidence": 0.9251
+                     *         "confidence": 0.9267
                      *       },
                      *       "mrz": {
                      *         "mrz_type": "TD3",
@@ -3112,14 +3112,14 @@ export interface operations {
                      *         "check_digits_valid": true,
                      *         "field_confidence": {
                      *           "document_code": 0.998,
-                     *           "issuing_country": 0.995,
-                     *           "document_number": 0.993,
-                     *           "surname": 0.995,
+                     *           "issuing_country": 0.996,
+                     *           "document_number": 0.996,
+                     *           "surname": 0.996,
                      *           "given_names": 0.996,
-                     *           "nationality": 0.994,
-                     *           "date_of_birth": 0.992,
+                     *           "nationality": 0.997,
+                     *           "date_of_birth": 0.995,
                      *           "sex": 1,
-                     *           "expiry_date": 0.99
+                     *           "expiry_date": 0.993
                      *         },
                      *         "warnings": []
                      *       },
@@ -3522,13 +3522,13 @@ export interface operations {
                      *       "field_confidence": {
                      *         "document_code": 0.997,
                      *         "issuing_country": 0.997,
-                     *         "document_number": 0.991,
-                     *         "surname": 0.994,
+                     *         "document_number": 0.995,
+                     *         "surname": 0.995,
                      *         "given_names": 0.987,
-                     *         "nationality": 0.997,
-                     *         "date_of_birth": 0.992,
+                     *         "nationality": 0.998,
+                     *         "date_of_birth": 0.993,
                      *         "sex": 0.999,
-                     *         "expiry_date": 1
+                     *         "expiry_date": 0.993
                      *       },
                      *       "warnings": []
                      *     }
@@ -4053,7 +4053,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7",
+                     *       "session_id": "3e6d6814-35a6-4939-9a64-b6be683337d2",
                      *       "challenges": [
                      *         {
                      *           "type": "OPEN_MOUTH",
@@ -4061,13 +4061,13 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4207,7 +4207,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7",
+                     *       "session_id": "3e6d6814-35a6-4939-9a64-b6be683337d2",
                      *       "challenge_type": "OPEN_MOUTH",
                      *       "passed": false,
                      *       "confidence": 0,
@@ -4426,7 +4426,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7",
+                     *       "session_id": "3e6d6814-35a6-4939-9a64-b6be683337d2",
                      *       "challenges": [
                      *         {
                      *           "type": "OPEN_MOUTH",
@@ -4434,13 +4434,13 @@ export interface operations {
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
+                     *           "type": "TURN_RIGHT",
+                     *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "TURN_RIGHT",
-                     *           "instruction": "turn head right",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         }
                      *       ],
@@ -4453,10 +4453,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-26T19:05:36.702Z",
-                     *       "expires_at": "2026-11-26T19:10:36.702Z",
-                     *       "challenge_started_at": "2026-11-26T19:05:36.708Z",
-                     *       "challenge_deadline": "2026-11-26T19:05:41.708Z",
+                     *       "created_at": "2026-11-26T21:33:20.279Z",
+                     *       "expires_at": "2026-11-26T21:38:20.279Z",
+                     *       "challenge_started_at": "2026-11-26T21:33:20.290Z",
+                     *       "challenge_deadline": "2026-11-26T21:33:25.290Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4615,7 +4615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "7dd70ed1-0d0d-4aa7-9b8f-ab614a42f8b7"
+                     *       "cancelled": "3e6d6814-35a6-4939-9a64-b6be683337d2"
                      *     }
                      */
                     "application/json": {
@@ -4753,7 +4753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
+                     *       "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5112,7 +5112,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
+                     *           "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5377,7 +5377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
+                     *         "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5387,7 +5387,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
+                     *           "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5755,7 +5755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "c060dc32-b120-4d9d-bdaf-188b17a00db1",
+                     *       "removed": "efa92679-ba8f-48d9-81c7-dfcf194aedb7",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5963,14 +5963,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "411c7a9a-2828-4604-ad48-92080605263f",
+                     *           "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-26T19:05:33.851Z",
-                     *           "updated_at": "2026-11-26T19:05:33.851Z"
+                     *           "enrolled_at": "2026-11-26T21:33:16.246Z",
+                     *           "updated_at": "2026-11-26T21:33:16.246Z"
                      *         }
                      *       ]
                      *     }
@@ -6107,10 +6107,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "264b5b25-786d-4ef6-b289-5a44ebc811cc",
+                     *           "cluster_id": "7e77955c-9276-4b9a-924b-b4ccd29b41d5",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-26T19:05:34.219Z",
-                     *           "last_seen": "2026-11-26T19:05:34.219Z",
+                     *           "first_seen": "2026-11-26T21:33:16.730Z",
+                     *           "last_seen": "2026-11-26T21:33:16.730Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6170,10 +6170,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "96b6179c-b9db-4d4e-bd17-6bd558a0859d",
+                     *           "cluster_id": "e01882ef-adcd-425f-b525-91a397c58a42",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-26T19:05:34.178Z",
-                     *           "last_seen": "2026-11-26T19:05:34.178Z",
+                     *           "first_seen": "2026-11-26T21:33:16.672Z",
+                     *           "last_seen": "2026-11-26T21:33:16.672Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6370,10 +6370,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "264b5b25-786d-4ef6-b289-5a44ebc811cc",
+                     *       "cluster_id": "7e77955c-9276-4b9a-924b-b4ccd29b41d5",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-26T19:05:34.219Z",
-                     *       "last_seen": "2026-11-26T19:05:34.219Z",
+                     *       "first_seen": "2026-11-26T21:33:16.730Z",
+                     *       "last_seen": "2026-11-26T21:33:16.730Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6565,7 +6565,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "96b6179c-b9db-4d4e-bd17-6bd558a0859d"
+                     *       "removed": "e01882ef-adcd-425f-b525-91a397c58a42"
                      *     }
                      */
                     "application/json": {
@@ -6663,13 +6663,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "c060dc32-b120-4d9d-bdaf-188b17a00db1",
+                     *       "identity_id": "efa92679-ba8f-48d9-81c7-dfcf194aedb7",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "264b5b25-786d-4ef6-b289-5a44ebc811cc",
+                     *       "cluster_id": "7e77955c-9276-4b9a-924b-b4ccd29b41d5",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -7009,11 +7009,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 9.99,
+                     *         "fps": 10,
                      *         "frame_count": 81,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.99,
+                     *         "processed_fps": 10,
                      *         "decoder": "cpu",
                      *         "loop": true,
                      *         "enabled": true
@@ -7296,11 +7296,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 9.99,
+                     *       "fps": 10,
                      *       "frame_count": 81,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.99,
+                     *       "processed_fps": 10,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7525,7 +7525,7 @@ export interface operations {
                      *       "frame_count": 82,
                      *       "status": "starting",
                      *       "last_error": "disabled",
-                     *       "processed_fps": 9.97,
+                     *       "processed_fps": 10.1,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7948,7 +7948,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-26T19:05:36.915Z",
+                     *         "created_at": "2026-11-26T21:33:20.661Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -8113,7 +8113,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-26T19:05:36.915Z",
+                     *       "created_at": "2026-11-26T21:33:20.661Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8382,7 +8382,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-26T19:05:36.923Z",
+                     *         "created_at": "2026-11-26T21:33:20.671Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8556,7 +8556,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-26T19:05:36.923Z",
+                     *       "created_at": "2026-11-26T21:33:20.671Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -9119,14 +9119,14 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-25T19:00:00.000Z",
-                     *       "to": "2026-11-26T19:05:44.993Z",
+                     *       "from": "2026-11-25T21:30:00.000Z",
+                     *       "to": "2026-11-26T21:33:28.727Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-26T19:00:00.000Z",
-                     *           "end": "2026-11-26T19:15:00.000Z",
+                     *           "start": "2026-11-26T21:30:00.000Z",
+                     *           "end": "2026-11-26T21:45:00.000Z",
                      *           "in": 0,
                      *           "out": 4,
                      *           "entered": 0,
@@ -9316,9 +9316,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 81851064320,
+                     *         "free_bytes": 80977604608,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "78059.3 MB free (reserve 64 MB)"
+                     *         "detail": "77226.3 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9483,8 +9483,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 332,
-                     *             "warmup_ms": 75
+                     *             "load_ms": 504,
+                     *             "warmup_ms": 51
                      *           }
                      *         ]
                      *       },
@@ -9503,8 +9503,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 399,
-                     *             "warmup_ms": 10
+                     *             "load_ms": 572,
+                     *             "warmup_ms": 19
                      *           }
                      *         ]
                      *       },
@@ -9522,8 +9522,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 311,
-                     *             "warmup_ms": 46
+                     *             "load_ms": 454,
+                     *             "warmup_ms": 58
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9533,8 +9533,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 293,
-                     *             "warmup_ms": 14
+                     *             "load_ms": 460,
+                     *             "warmup_ms": 30
                      *           }
                      *         ]
                      *       }
@@ -10236,7 +10236,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "04c3af597ef2996fbdf0a6898a7782af9b2fed1b",
+                     *       "commit": "0c2b690c8de3da5147fea04cf9e948a4ac81d871",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {
