@@ -195,8 +195,13 @@ export class InferenceWorker {
     // runs in one synchronous loop has the worker start on the first while it prepares the next.
     if (!this.ready.has(key)) await this.ensureOpen(key);
     const transfer = feeds.map((f) => f.data.buffer as ArrayBuffer);
-    // Bytes that are not the caller's to give away are copied (their own view only) and the copy transferred.
-    const rgb = image && !image.transfer ? image.image.rgb.slice() : image?.image.rgb;
+    // Bytes that are not the caller's to give away are copied (their own view only) and the copy
+    // transferred. `new Uint8Array(view)` copies; a Buffer's slice() would not (it is a view of the
+    // same memory), and transferring it detached the caller's image (a camera's frame ring).
+    // Only bytes that own their whole buffer are handed over as they are: a view of a larger one
+    // (a Buffer from a pool or a stream chunk) is copied too, so the rest of that memory stays put.
+    const own = (b: Uint8Array) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+    const rgb = image && !(image.transfer && own(image.image.rgb)) ? new Uint8Array(image.image.rgb) : image?.image.rgb;
     if (rgb) transfer.push(rgb.buffer as ArrayBuffer);
     const reply = await this.request({ op: 'run', id: this.nextId++, key, feeds, ...(image && rgb ? { image: { ...image.image, rgb } } : {}), ...(reduce ? { reduce } : {}) }, transfer);
     const outputs: TensorMap = {};

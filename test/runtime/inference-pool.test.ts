@@ -141,6 +141,15 @@ describe('inference pool', () => {
       const given = image(80, 80, 0, 0, 4);
       await model.runImage(given, true);
       assert.equal(given.rgb.byteLength, 0, 'bytes handed over are transferred');
+      // A Buffer view of a larger chunk (as a camera's frame ring holds them): neither it nor the
+      // chunk around it may be detached, whether or not the caller offers to hand it over.
+      const chunk = Buffer.alloc(80 * 80 * 3 + 32, 9);
+      for (const handOver of [false, true]) {
+        const view = chunk.subarray(16, 16 + 80 * 80 * 3);
+        await model.runImage({ ...image(80, 80, 0, 0, 6), rgb: view }, handOver);
+        assert.equal(view.byteLength, 80 * 80 * 3, `a Buffer view is copied, not transferred (hand-over ${handOver})`);
+        assert.equal(chunk.byteLength, 80 * 80 * 3 + 32);
+      }
       await assert.rejects(model.runImage({ ...image(80, 80, 0, 0, 5), offsetX: 1 }), /does not fit/);
     } finally {
       await pool.close();

@@ -293,8 +293,9 @@ export class LivenessService {
    * (looks) changed, which a 2-D edit of the features does not do (silhouette.ts), and the nose
    * tip moved further than the bridge between the eyes by its depth, sideways for a turn, up or
    * down for a look, which a flat picture's cannot (depth-parallax.ts). Without the baseline
-   * frame's evidence nothing counts as moved. The silhouette and parallax checks are both required: each stops edits the other lets
-   * through (an edit that reaches the band beside the face; one whose nose the patch match loses).
+   * frame's evidence nothing counts as moved. The silhouette and parallax checks are both
+   * required: each stops edits the other lets through (an edit that reaches the band beside the
+   * face; one whose nose the patch match loses).
    */
   private movedLikeAHead(session: LivenessSession, type: ChallengeType, sample: FrameSample, view: FaceView | null): boolean {
     if (!isHeadMovement(type)) return true;
