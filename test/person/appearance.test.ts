@@ -2,8 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { appearanceOf, appearanceSimilarity, describeDetections, type Appearance } from '../../src/modules/person/appearance.js';
 import { ByteTracker, defaultTrackerSettings } from '../../src/modules/person/bytetrack.js';
-import { CameraCounting } from '../../src/modules/video/counting/camera-counting.js';
-import { makeLine } from '../../src/modules/video/counting/rules.js';
+import { doorCounting } from '../helpers/door-counting.js';
 
 type Rgb = [number, number, number];
 const RED: Rgb = [200, 30, 30];
@@ -89,17 +88,7 @@ describe('appearance in tracking and counting (measured, off by default)', () =>
   it("counting's colour gate keeps a lost person's side from a new id in other clothes", () => {
     const person = (trackId: number, bottom: number, l: Appearance) => ({ trackId, x1: 180, x2: 220, y1: bottom - 100, y2: bottom, score: 0.9, hits: 5, look: l });
     const run = (lookMin: number, second: Appearance) => {
-      const c = new CameraCounting({ lookMin });
-      c.setRule(
-        makeLine({
-          rule_id: 'door',
-          points: [
-            [0, 0.5],
-            [1, 0.5],
-          ],
-          hysteresis: 0.01,
-        }),
-      );
+      const c = doorCounting(undefined, { lookMin });
       for (let y = 140; y <= 180; y += 10) c.process([person(1, y, red)], [], 400, 400);
       for (let i = 0; i < 3; i++) c.process([], [], 400, 400);
       for (let y = 230; y <= 270; y += 10) c.process([person(2, y, second)], [], 400, 400);

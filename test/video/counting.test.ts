@@ -7,6 +7,7 @@ import { makeLine, makeZone } from '../../src/modules/video/counting/rules.js';
 import { insidePolygon, pathCrossesSegment, selfIntersects, signedDistance } from '../../src/modules/video/counting/geometry.js';
 import { AppError } from '../../src/core/errors.js';
 import type { TrackedPerson } from '../../src/modules/person/bytetrack.js';
+import { doorCounting } from '../helpers/door-counting.js';
 
 /** A horizontal line y=100 from x=0 to x=200; "in" is downward (left of A->B to its right). */
 const line = () => new LineCounter([0, 100], [200, 100], 5);
@@ -199,25 +200,10 @@ describe('camera counting', () => {
 
   // 400x400 frame, line at y=200; person boxes 100 px tall.
   const tall = (trackId: number, cx: number, bottom: number): TrackedPerson => ({ trackId, x1: cx - 20, x2: cx + 20, y1: bottom - 100, y2: bottom, score: 0.9, hits: 5 });
-  const door = (stored?: { in: number; out: number }, settings: ConstructorParameters<typeof CameraCounting>[0] = {}) => {
-    const c = new CameraCounting(settings);
-    c.setRule(
-      makeLine({
-        rule_id: 'door',
-        points: [
-          [0, 0.5],
-          [1, 0.5],
-        ],
-        hysteresis: 0.01,
-      }),
-      stored,
-    );
-    return c;
-  };
 
   it('a person lost while crossing and found again under a new id on the other side counts once', () => {
     // Guards the bug where a track re-acquired (new id) across a line was never counted.
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     for (let y = 120; y <= 180; y += 10) ev.push(...c.process([tall(1, 200, y)], [], 400, 400));
     for (let i = 0; i < 4; i++) ev.push(...c.process([], [], 400, 400)); // lost while crossing
@@ -245,17 +231,17 @@ describe('camera counting', () => {
     // Guards the prediction of a lost track from its feet: the grown box, taken as motion, sent
     // the lost track's predicted point out of the frame over the gap, so the person found under
     // a new id across the line was a stranger and their crossing was not counted.
-    assert.deepEqual(walkBehindSomeone(door()), [[2, 'in']]);
+    assert.deepEqual(walkBehindSomeone(doorCounting()), [[2, 'in']]);
   });
 
   it('with the motion of the feet (headMotion false) that person was not counted', () => {
     // The same walk counted as before: what the test above guards against.
-    assert.deepEqual(walkBehindSomeone(door(undefined, { headMotion: false })), []);
+    assert.deepEqual(walkBehindSomeone(doorCounting(undefined, { headMotion: false })), []);
   });
 
   it('two people side by side whose ids swap, or a new id beside someone, count nothing', () => {
     // Guards spurious crossings from id switches near a line: each new id continues the lost one nearest to it.
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     for (let i = 0; i < 5; i++) ev.push(...c.process([tall(1, 190, 170), tall(2, 210, 230)], [], 400, 400));
     // The tracker loses both and starts new ids, each where the other one was.
@@ -267,7 +253,7 @@ describe('camera counting', () => {
   it('two people side by side lost together while crossing and found under new ids count once each', () => {
     // Guards the crowd case: sides were handed on only when one lost track alone was near,
     // so people re-acquired together after an occlusion were never counted.
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     for (let y = 120; y <= 180; y += 10) ev.push(...c.process([tall(1, 180, y), tall(2, 220, y)], [], 400, 400));
     for (let i = 0; i < 4; i++) ev.push(...c.process([], [], 400, 400));
@@ -283,7 +269,7 @@ describe('camera counting', () => {
 
   it('ids swapped for two frames between people on either side of a line count nothing', () => {
     // Guards spurious crossings from id switches near a line: a swap that does not last never settles.
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     for (let i = 0; i < 5; i++) ev.push(...c.process([tall(1, 190, 170), tall(2, 210, 230)], [], 400, 400));
     for (let i = 0; i < 2; i++) ev.push(...c.process([tall(2, 190, 170), tall(1, 210, 230)], [], 400, 400));
@@ -293,7 +279,7 @@ describe('camera counting', () => {
 
   it('someone walking out of the picture is not continued by someone walking in there on the other side of a line', () => {
     // Guards handing a side to a stranger: a lost track whose path leads out of the frame left it.
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     // Track 1 walks right above the line (y=200) and out of the 400-wide frame.
     for (let x = 300; x <= 390; x += 10) ev.push(...c.process([tall(1, x, 180)], [], 400, 400));
@@ -305,7 +291,7 @@ describe('camera counting', () => {
 
   it('a box edge flickering across the line for single frames counts nothing', () => {
     // Guards spurious crossings from detection flicker: the point is the mean of the last 3 frames.
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     for (let i = 0; i < 60; i++) ev.push(...c.process([tall(1, 200, i % 5 === 4 ? 215 : 185)], [], 400, 400));
     assert.deepEqual(ev, []);
@@ -316,7 +302,7 @@ describe('camera counting', () => {
     // someone in front): jumps of a quarter of the person's height lasting 5 frames outlast
     // the 3-frame settle and the 3-frame smoothing, and without the jitter band this walk
     // along the line counted in, out, in, out...
-    const c = door();
+    const c = doorCounting();
     const ev = [];
     for (let i = 0; i < 48; i++) ev.push(...c.process([tall(1, 60 + 4 * i, i % 12 < 7 ? 188 : 213)], [], 400, 400));
     assert.equal(ev.length, 0);
@@ -371,7 +357,7 @@ describe('camera counting', () => {
 
   it('reports a count (view) only once its write has committed; countsOf is live', () => {
     // Guards: a count read through the API before its LMDB write committed was lost to kill -9.
-    const c = door({ in: 4, out: 2 });
+    const c = doorCounting({ in: 4, out: 2 });
     for (let y = 100; y <= 320; y += 20) c.process([person(1, 300, y)], [], 400, 400);
     assert.deepEqual(c.countsOf('door'), { in: 5, out: 2 });
     assert.deepEqual(c.view('door')?.counts, { in: 4, out: 2 });
