@@ -62,10 +62,10 @@ const best = (d: SlotDist): number => {
 /**
  * The positions of row `line` that need a second look: characters read with little
  * probability, positions the first read held no character for (filled from the gap between
- * its characters) unless the gap is a filler (greedy CTC merges runs of fillers), and in the
- * data of a failing check the suspects (see CHECK_SUSPECT_BELOW) and its digit. Undefined when
- * the row must be read whole: it decoded to more characters than the layout holds, or a
- * failing check on it has no suspect to re-read.
+ * its characters) unless the gap is a filler (greedy CTC merges runs of fillers), and for a
+ * failing check its digit and the suspects in its data (see CHECK_SUSPECT_BELOW), or, when it
+ * has none, every character of its data that no holding check covers. Undefined when the row
+ * must be read whole: it decoded to more characters than the layout holds.
  */
 export function doubtfulPositions(format: FormatDef, slots: SlotDist[][], line: number, alignment: Pick<TimedAlignment, 'owner'>, decoded: number, checks: CheckOutcome[]): number[] | undefined {
   const row = slots[line]!;
@@ -75,20 +75,32 @@ export function doubtfulPositions(format: FormatDef, slots: SlotDist[][], line: 
     if (Math.max(...d) < REREAD_BELOW || certainty(d) < REREAD_BELOW) out.add(k);
     else if (alignment.owner[k] === undefined && best(d) !== FILLER) out.add(k);
   });
+  // Positions in the data or digit of a check that holds: a misread there would most likely break it.
+  const held = new Set<number>();
   for (const outcome of checks) {
-    if (outcome.valid) continue;
     const def = format.checks.find((c) => c.name === outcome.name);
     if (!def) return undefined;
+    if (!outcome.valid) continue;
+    for (const span of def.data) if (span.line === line) for (let k = span.start; k < span.end; k++) held.add(k);
+    if (def.digit.line === line) held.add(def.digit.pos);
+  }
+  for (const outcome of checks) {
+    if (outcome.valid) continue;
+    const def = format.checks.find((c) => c.name === outcome.name)!;
+    const onRow = def.digit.line === line || def.data.some((s) => s.line === line);
+    if (!onRow) continue;
     const suspects: number[] = [];
     for (const span of def.data) {
       if (span.line !== line) continue;
       for (let k = span.start; k < span.end; k++) if (certainty(row[k]!) < CHECK_SUSPECT_BELOW) suspects.push(k);
     }
-    const onRow = def.digit.line === line || def.data.some((s) => s.line === line);
-    if (!onRow) continue;
-    // No suspect anywhere in the check's data (on any row): the wrong character was read surely, and only a whole second read may show it.
     const anySuspect = def.data.some((s) => slots[s.line]!.slice(s.start, s.end).some((d) => certainty(d) < CHECK_SUSPECT_BELOW));
-    if (!anySuspect && certainty(slots[def.digit.line]![def.digit.pos]!) >= CHECK_SUSPECT_BELOW) return undefined;
+    if (!anySuspect && certainty(slots[def.digit.line]![def.digit.pos]!) >= CHECK_SUSPECT_BELOW) {
+      // Every character of the check read surely: the wrong one is among those no holding
+      // check covers (a composite failing beside holding field checks points at the optional
+      // data or its own digit), and all of them are read again.
+      for (const span of def.data) if (span.line === line) for (let k = span.start; k < span.end; k++) if (!held.has(k)) suspects.push(k);
+    }
     for (const k of suspects) out.add(k);
     if (def.digit.line === line) out.add(def.digit.pos);
   }
