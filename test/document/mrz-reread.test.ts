@@ -151,6 +151,19 @@ describe('MRZ second look: cutting and placing a span', () => {
     for (const k of [0, 17, 18, 19, 21, 22, 43]) assert.equal(out[k]!.weight, 0, `position ${k}`);
   });
 
+  it('does not give a position its neighbour when the span read decoded nothing there', () => {
+    const row = TD3[0]!;
+    const span = { start: 18, end: 22 };
+    const cut = spanQuad(quad, timing, cropWidth, 44, span);
+    const width = 160;
+    const here = (k: number) => ((u(timing.first + k * timing.pitch) - cut.u0) / (cut.u1 - cut.u0)) * (width / WIDTH_STEP) - 0.5;
+    // MARIA's M (position 20) read as nothing; its neighbours A and A one pitch away on each side.
+    const chars = [18, 19, 21, 22].map((k) => [row[k]!, here(k)] as [string, number]);
+    const m = matrixAt(chars, width / WIDTH_STEP);
+    const out = alignSpan(m, IDX, readMrzLine(m, IDX), width, { ...timing, cropWidth, length: 44 }, { span, u0: cut.u0, u1: cut.u1, inner: innerOf(span, 44) });
+    assert.ok(out[20]!.weight < 1, `position 20 was given a decoded character (weight ${out[20]!.weight})`);
+  });
+
   it('reads a position the span read decoded nothing at from its place, trusted less', () => {
     const span = { start: 18, end: 22 };
     const cut = spanQuad(quad, timing, cropWidth, 44, span);

@@ -1,6 +1,6 @@
 import { GAP_WEIGHT, windowDist, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
 import type { CtcMatrix } from './ctc-decode.js';
-import type { FormatDef } from './mrz-format.js';
+import { MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import type { CheckOutcome } from './mrz-parser.js';
 import type { SlotDist } from './mrz-repair.js';
 import { WIDTH_STEP } from './text-recognizer.js';
@@ -8,10 +8,9 @@ import type { Point, Quad } from './geometry.js';
 import { UNCERTAIN_BELOW } from './mrz-confidence.js';
 
 /**
- * The second look at a zone's row, cut to the characters in doubt. The other passes of the
- * MRZ reader used to read every row in doubt whole, twice: on a 2-core box that was about
- * half of a damaged document's request, though most rows hold one to a few doubtful
- * characters. The recogniser's cost grows with its input's width (a 1,200-pixel row
+ * The second look at a zone's row, cut to the characters in doubt. Reading every row in doubt
+ * whole, twice, is about half of a damaged document's request on a 2-core box, though most
+ * such rows hold one to a few doubtful characters. The recogniser's cost grows with its input's width (a 1,200-pixel row
  * 115 ms of CPU, 300 pixels 27 ms), so reading a few characters with their neighbours
  * costs a fraction of the row; the row's first read says where each character sits.
  */
@@ -38,7 +37,7 @@ export const REREAD_CONTEXT = 2;
 /** When the spans would cover more than this share of a row, the row is read whole. */
 export const WHOLE_ROW_SHARE = 0.6;
 
-const FILLER = 36;
+const FILLER = MRZ_ALPHABET.length - 1;
 
 /** p / (p + runner-up) of the most probable character. */
 function certainty(d: SlotDist): number {
@@ -167,7 +166,8 @@ export function alignSpan(
   if (!(width > 0)) return out;
   // Row timestep -> this crop's timestep, through the place along the row.
   const toHere = (t: number) => ((stepToU(t, row.cropWidth) - u0) / width) * (cropWidth / WIDTH_STEP) - 0.5;
-  const pitch = (row.pitch * row.cropWidth) / (width * cropWidth);
+  // The pitch in this crop's timesteps: the crop holds the fraction `width` of the row in `cropWidth` columns.
+  const pitch = (row.pitch * cropWidth) / (width * row.cropWidth);
   const centres = read.chars.map((c) => (c.t0 + c.t1) / 2);
   for (let k = inner.start; k <= inner.end; k++) {
     if (k < span.start || k > span.end) continue;
@@ -195,8 +195,7 @@ export interface RereadCut {
 /**
  * What of row `line` the other passes read: the spans around its doubtful characters, nothing
  * when it has none (a row decoded short only where greedy CTC merged fillers), or the whole row
- * when its doubts cannot be told (no parse, a failing check with no suspect) or would cover
- * most of it.
+ * when its doubts cannot be told (no parse, a row decoded too long) or would cover most of it.
  */
 export function rereadCuts(
   format: FormatDef,
