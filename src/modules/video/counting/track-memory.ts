@@ -81,6 +81,13 @@ function headMotion(m: Memory): Pt {
   return [m.headVel[0] / weight, m.headVel[1] / weight];
 }
 
+/** A new id that continues a lost one, and where the lost one would be by now (the prediction it was paired by). */
+export interface Continuation {
+  lost: number;
+  fresh: number;
+  predicted: Pt;
+}
+
 /**
  * What counting remembers of each track beyond the tracker:
  *
@@ -95,7 +102,9 @@ function headMotion(m: Memory): Pt {
  *   old one's side of every line and zone if it appears within a box height of where the
  *   old one would be by now (going on as its head went), shortly after; new and lost ids are
  *   paired one to one, nearest first. A person who crossed while unseen counts once, and
- *   a person re-acquired on the same side counts nothing.
+ *   a person re-acquired on the same side counts nothing. A line's side is not handed on
+ *   where it would count a crossing that the lost one's predicted path does not make
+ *   (LineCounter.continueAs): that is someone walking beside them.
  * - How much a person's point jumps. A box whose bottom edge comes and goes (legs hidden
  *   by someone in front and found again, a box that takes in part of a neighbour) moves
  *   the point by a good part of the person's height from one frame to the next, more
@@ -113,15 +122,14 @@ export class TrackMemory {
 
   /**
    * Feeds one frame's tracks (in a width x height frame); returns their points and the
-   * [lost id, new id] pairs of tracks that continue lost ones (the caller moves its
-   * per-track state). `bands` are the dead bands for zones, `lineBands` those for lines
+   * new ids that continue lost ones (the caller moves its per-track state). `bands` are the dead bands for zones, `lineBands` those for lines
    * (with the jitter band: on zones it raised the error).
    */
-  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: [number, number][] } {
+  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: Continuation[] } {
     this.frame++;
     const current = new Set(tracks.map((t) => t.trackId));
     const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
-    const continued: [number, number][] = [];
+    const continued: Continuation[] = [];
     if (fresh.length > 0 && this.s.reassociateReach > 0) {
       // Where each recently lost track would be now, going on as its head went.
       const lost: { id: number; at: Pt; h: number; look: Appearance | null }[] = [];
@@ -141,27 +149,27 @@ export class TrackMemory {
       // new id continues the lost one that would be where it appeared. Handing sides on only
       // when one lost track alone was near (the earlier rule) dropped most re-acquisitions in
       // crowds, which is where trackers lose people.
-      const pairs: { lostId: number; freshId: number; d: number }[] = [];
+      const pairs: { lostId: number; freshId: number; d: number; at: Pt }[] = [];
       for (const t of fresh) {
         const p = this.standingPoint(t, [t.y2 - t.y1]);
         for (const l of lost) {
           const d = Math.hypot(l.at[0] - p[0], l.at[1] - p[1]) / Math.max(l.h, t.y2 - t.y1);
           if (d > this.s.reassociateReach) continue;
           if (this.s.lookMin > 0 && l.look && t.look && appearanceSimilarity(l.look, t.look) < this.s.lookMin) continue;
-          pairs.push({ lostId: l.id, freshId: t.trackId, d });
+          pairs.push({ lostId: l.id, freshId: t.trackId, d, at: l.at });
         }
       }
       pairs.sort((a, b) => a.d - b.d);
       const takenLost = new Set<number>();
       const takenFresh = new Set<number>();
-      for (const { lostId, freshId } of pairs) {
+      for (const { lostId, freshId, at } of pairs) {
         if (takenLost.has(lostId) || takenFresh.has(freshId)) continue;
         takenLost.add(lostId);
         takenFresh.add(freshId);
         const m = this.mem.get(lostId)!;
         this.mem.delete(lostId);
         this.mem.set(freshId, { ...m, recent: [] });
-        continued.push([lostId, freshId]);
+        continued.push({ lost: lostId, fresh: freshId, predicted: at });
       }
     }
     const points = new Map<number, Pt>();
