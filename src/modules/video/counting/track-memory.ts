@@ -61,24 +61,6 @@ interface Memory {
   /** Top-centre of the last box, and its running motion per processed frame. */
   head: Pt | null;
   headVel: Pt;
-  /** How many frames have moved headVel (a running mean started at zero). */
-  headUpdates: number;
-}
-
-/**
- * A track's head motion per processed frame: the running mean divided by the weight its
- * frames have had so far (1 - (1 - rate)^n), as for any running mean started at zero.
- * Without it a track seen in only a few frames was predicted to move at a fraction of its
- * speed (after two frames, half), so where it would be by now lagged behind where it went:
- * the person found there under a new id was not handed their side, and someone else who
- * appeared behind them could be. It matters where people are seen in few processed frames:
- * at a third of TUD-Campus's 25 fps it took that scene's line error from 55.2 to 47.0 % on
- * two seeds; at the full rate no count changed (docs/accuracy.md, "Lost tracks' motion").
- */
-function headMotion(m: Memory): Pt {
-  if (m.headUpdates === 0) return m.headVel;
-  const weight = 1 - (1 - HEAD_RATE) ** m.headUpdates;
-  return [m.headVel[0] / weight, m.headVel[1] / weight];
 }
 
 /** A new id that continues a lost one, and where the lost one would be by now (the prediction it was paired by). */
@@ -137,7 +119,7 @@ export class TrackMemory {
         if (current.has(id)) continue;
         const gap = this.frame - m.frame;
         if (gap > this.s.reassociateFrames) continue;
-        const v = this.s.headMotion ? headMotion(m) : m.vel;
+        const v = this.s.headMotion ? m.headVel : m.vel;
         const at: Pt = [m.at[0] + v[0] * gap, m.at[1] + v[1] * gap];
         // Going on as they went, they are out of the picture by now: they left, they are
         // not hidden, and someone walking in there is someone else.
@@ -177,7 +159,7 @@ export class TrackMemory {
     const lineBands = new Map<number, number>();
     for (const t of tracks) {
       const known = this.mem.get(t.trackId);
-      const m = known ?? { at: [0, 0] as Pt, vel: [0, 0] as Pt, recent: [], heights: [], frame: 0, look: null, raw: null, jitter: 0, head: null, headVel: [0, 0] as Pt, headUpdates: 0 };
+      const m = known ?? { at: [0, 0] as Pt, vel: [0, 0] as Pt, recent: [], heights: [], frame: 0, look: null, raw: null, jitter: 0, head: null, headVel: [0, 0] as Pt };
       if (t.look) m.look = t.look;
       const before = m.at;
       const gap = Math.max(1, this.frame - m.frame);
@@ -190,10 +172,7 @@ export class TrackMemory {
       }
       m.raw = raw;
       const head: Pt = [(t.x1 + t.x2) / 2, t.y1];
-      if (known && m.head) {
-        m.headVel = [(1 - HEAD_RATE) * m.headVel[0] + (HEAD_RATE * (head[0] - m.head[0])) / gap, (1 - HEAD_RATE) * m.headVel[1] + (HEAD_RATE * (head[1] - m.head[1])) / gap];
-        m.headUpdates++;
-      }
+      if (known && m.head) m.headVel = [(1 - HEAD_RATE) * m.headVel[0] + (HEAD_RATE * (head[0] - m.head[0])) / gap, (1 - HEAD_RATE) * m.headVel[1] + (HEAD_RATE * (head[1] - m.head[1])) / gap];
       m.head = head;
       m.recent.push(raw);
       if (m.recent.length > this.s.smoothFrames) m.recent.shift();
