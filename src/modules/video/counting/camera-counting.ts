@@ -159,7 +159,7 @@ export class CameraCounting {
     const { points, bands, lineBands, continued } = this.memory.update(tracks, width, height);
     for (const e of this.entries.values()) {
       for (const c of continued) {
-        e.line?.continueAs(c.lost, c.fresh, c.predicted, points.get(c.fresh)!);
+        e.line?.continueAs(c.lost, c.fresh, c.reached, points.get(c.fresh)!);
         e.zone?.rename(c.lost, c.fresh);
       }
     }

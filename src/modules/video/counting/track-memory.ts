@@ -63,11 +63,24 @@ interface Memory {
   headVel: Pt;
 }
 
-/** A new id that continues a lost one, and where the lost one would be by now (the prediction it was paired by). */
+/**
+ * A new id that continues a lost one, and how far the lost one's own path reaches towards it:
+ * where the lost one would be by now (the prediction it was paired by), moved on along the way
+ * it was going as far as the new id is ahead of that place. A person who walked faster than
+ * predicted is found ahead on their path; a neighbour is found beside it.
+ */
 export interface Continuation {
   lost: number;
   fresh: number;
-  predicted: Pt;
+  reached: Pt;
+}
+
+/** `at` moved along `v`'s direction as far as `to` lies ahead of it (not back: behind is not explained). */
+function alongPath(at: Pt, v: Pt, to: Pt): Pt {
+  const n = Math.hypot(v[0], v[1]);
+  if (n === 0) return at;
+  const ahead = Math.max(0, ((to[0] - at[0]) * v[0] + (to[1] - at[1]) * v[1]) / n);
+  return [at[0] + (v[0] / n) * ahead, at[1] + (v[1] / n) * ahead];
 }
 
 /**
@@ -114,7 +127,7 @@ export class TrackMemory {
     const continued: Continuation[] = [];
     if (fresh.length > 0 && this.s.reassociateReach > 0) {
       // Where each recently lost track would be now, going on as its head went.
-      const lost: { id: number; at: Pt; h: number; look: Appearance | null }[] = [];
+      const lost: { id: number; at: Pt; v: Pt; h: number; look: Appearance | null }[] = [];
       for (const [id, m] of this.mem) {
         if (current.has(id)) continue;
         const gap = this.frame - m.frame;
@@ -124,34 +137,34 @@ export class TrackMemory {
         // Going on as they went, they are out of the picture by now: they left, they are
         // not hidden, and someone walking in there is someone else.
         if (at[0] < 0 || at[0] > width || at[1] < 0 || at[1] > height) continue;
-        lost.push({ id, at, h: Math.max(...m.heights), look: m.look });
+        lost.push({ id, at, v, h: Math.max(...m.heights), look: m.look });
       }
       // Every (new, lost) pair within reach, nearest first (distance in box heights), each
       // track used once: in a crowd, where several people are lost and found together, each
       // new id continues the lost one that would be where it appeared. Handing sides on only
       // when one lost track alone was near (the earlier rule) dropped most re-acquisitions in
       // crowds, which is where trackers lose people.
-      const pairs: { lostId: number; freshId: number; d: number; at: Pt }[] = [];
+      const pairs: { lostId: number; freshId: number; d: number; reached: Pt }[] = [];
       for (const t of fresh) {
         const p = this.standingPoint(t, [t.y2 - t.y1]);
         for (const l of lost) {
           const d = Math.hypot(l.at[0] - p[0], l.at[1] - p[1]) / Math.max(l.h, t.y2 - t.y1);
           if (d > this.s.reassociateReach) continue;
           if (this.s.lookMin > 0 && l.look && t.look && appearanceSimilarity(l.look, t.look) < this.s.lookMin) continue;
-          pairs.push({ lostId: l.id, freshId: t.trackId, d, at: l.at });
+          pairs.push({ lostId: l.id, freshId: t.trackId, d, reached: alongPath(l.at, l.v, p) });
         }
       }
       pairs.sort((a, b) => a.d - b.d);
       const takenLost = new Set<number>();
       const takenFresh = new Set<number>();
-      for (const { lostId, freshId, at } of pairs) {
+      for (const { lostId, freshId, reached } of pairs) {
         if (takenLost.has(lostId) || takenFresh.has(freshId)) continue;
         takenLost.add(lostId);
         takenFresh.add(freshId);
         const m = this.mem.get(lostId)!;
         this.mem.delete(lostId);
         this.mem.set(freshId, { ...m, recent: [] });
-        continued.push({ lost: lostId, fresh: freshId, predicted: at });
+        continued.push({ lost: lostId, fresh: freshId, reached });
       }
     }
     const points = new Map<number, Pt>();
