@@ -2,10 +2,10 @@ import { pathCrossesSegment, signedDistance, type Pt } from './geometry.js';
 
 /**
  * How much of the gap between how far a lost track's path reaches and the new id that
- * continues it still explains a crossing (LineCounter.continueAs). A quarter: over the random lines of
- * bench/eval-tracking.ts it cut TUD-Stadtmitte's extra counts by a quarter with the line
- * error no higher on any tuning scene (0 lost more real crossings made out of sight than it
- * saved, 0.5 saved few; docs/accuracy.md, "Hand-over of a crossing").
+ * continues it still explains a crossing (LineCounter.continueAs). A quarter: over the random
+ * lines of bench/eval-tracking.ts it cut TUD-Stadtmitte's extra counts by a quarter with the
+ * line error no higher on any tuning scene (0 lost more real crossings made out of sight than
+ * it saved, 0.5 saved few; docs/accuracy.md, "Hand-over of a crossing").
  */
 export const HANDOVER_SLACK = 0.25;
 

@@ -98,7 +98,7 @@ function alongPath(at: Pt, v: Pt, to: Pt): Pt {
  *   old one would be by now (going on as its head went), shortly after; new and lost ids are
  *   paired one to one, nearest first. A person who crossed while unseen counts once, and
  *   a person re-acquired on the same side counts nothing. A line's side is not handed on
- *   where it would count a crossing that the lost one's predicted path does not make
+ *   where it would count a crossing that the lost one's own path does not reach
  *   (LineCounter.continueAs): that is someone walking beside them.
  * - How much a person's point jumps. A box whose bottom edge comes and goes (legs hidden
  *   by someone in front and found again, a box that takes in part of a neighbour) moves
@@ -117,8 +117,9 @@ export class TrackMemory {
 
   /**
    * Feeds one frame's tracks (in a width x height frame); returns their points and the
-   * new ids that continue lost ones (the caller moves its per-track state). `bands` are the dead bands for zones, `lineBands` those for lines
-   * (with the jitter band: on zones it raised the error).
+   * new ids that continue lost ones (the caller moves its per-track state). `bands` are the
+   * dead bands for zones, `lineBands` those for lines (with the jitter band: on zones it
+   * raised the error).
    */
   update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: Continuation[] } {
     this.frame++;
