@@ -29,12 +29,17 @@ describe('which decoded rows can make a machine-readable zone (issue 15)', () =>
 
   // A row read twice at the foot of a sloped zone made the last two rows a copy of one row: the zone's first two
   // rows are tried when the last rows fail.
-  it('tries the last three rows, the last two, then the first two of a three-row block', () => {
+  it('tries the last three rows, the last two, then the first two of a three-row block not as wide as a TD1', () => {
     assert.deepEqual(zoneRowSets(['a', 'b', 'c']), [
       ['a', 'b', 'c'],
       ['b', 'c'],
       ['a', 'b'],
     ]);
     assert.deepEqual(zoneRowSets(['a', 'b']), [['a', 'b']]);
+    // Rows 30 characters wide are a TD1's: its first two rows are no two-line zone.
+    assert.deepEqual(zoneRowSets(['a', 'b', 'c'], true), [
+      ['a', 'b', 'c'],
+      ['b', 'c'],
+    ]);
   });
 });

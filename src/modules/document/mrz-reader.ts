@@ -226,18 +226,21 @@ export class MrzReader {
     }
     if (reads.length < 2) return undefined;
     let best: MrzReading | undefined;
-    const sets = zoneRowSets(reads);
+    const sets = zoneRowSets(reads, nearestLength(reads) === 30);
     for (const [k, set] of sets.entries()) {
       // The first two sets are weighed against each other; a later one only when they failed.
       if (k >= 2 && best?.parsed.result.check_digits_valid) break;
       const reading = await this.parseSet(img, source, set, td1Tail && set.length === 3);
       if (reading && (!best || score(reading) > score(best))) best = reading;
     }
-    // A two-row zone read 36 wide whose checks fail may be a 44-character one whose rows
-    // the detector cut before their padding (names row included): read on to 44 at the
-    // rows' pitch and keep that read when its checks do better.
+    // A two-row zone read 36 wide whose composite check alone fails may be a 44-character
+    // one whose rows the detector cut before their padding (names row included): a TD3's
+    // document number, birth and expiry date and their digits sit where a TD2's do, its
+    // composite digit does not. Read on to 44 at the rows' pitch and keep that read when its
+    // checks do better.
     const cut = best;
-    if (cut && !cut.parsed.result.check_digits_valid && cut.quads.length === 2 && cut.parsed.result.raw_mrz[0]!.length === 36) {
+    const compositeOnly = cut?.parsed.checks.every((c) => c.valid || c.name === 'comp') ?? false;
+    if (cut && compositeOnly && !cut.parsed.result.check_digits_valid && cut.quads.length === 2 && cut.parsed.result.raw_mrz[0]!.length === 36) {
       const pair = reads.filter((r) => cut.quads.includes(r.quad));
       const rows = pair.map((r) => rowOf.get(r)!);
       const longer = pair.length === 2 ? await this.readLonger(img, rows, x1, x2, pair, 44) : undefined;

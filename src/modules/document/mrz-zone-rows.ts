@@ -47,11 +47,12 @@ export function opensLikeTd1SecondRow(text: string): boolean {
  * The sets of consecutive rows to try as the zone, most likely first. An MRZ is a document's
  * last two or three rows, so the last rows come first; then the first two, for a block whose
  * last row is not a zone row (a row read twice, offset by most of its height, at the foot of
- * a sloped zone; a line of text printed under the zone).
+ * a sloped zone; a line of text printed under the zone), unless the rows measure a TD1's 30
+ * characters (`td1Wide`): then the first two are a TD1's upper rows, no two-line zone.
  */
-export function zoneRowSets<T>(rows: T[]): T[][] {
+export function zoneRowSets<T>(rows: T[], td1Wide = false): T[][] {
   if (rows.length < 3) return [rows];
   const sets = [rows.slice(-3), rows.slice(-2)];
-  if (rows.length === 3) sets.push(rows.slice(0, 2));
+  if (rows.length === 3 && !td1Wide) sets.push(rows.slice(0, 2));
   return sets;
 }
