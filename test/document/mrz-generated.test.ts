@@ -217,3 +217,26 @@ describe('MRZ rows placed by relative timing and read in their black ink only (r
     }
   });
 });
+
+describe('zone rows kept by their padding, layout length and names read in a tight crop (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15) from development seed 507447534 of the evaluation bench, read wrong before:
+  // - #84, #128 (TD3): both rows cut by the detector before their padding, read as 36-character rows whose
+  //   composite check failed (reported as TD2); the rows are now read on to 44 characters at their own pitch;
+  // - #35 (TD3), #109 (MRV-B): names rows whose fillers the grown crops read as K and S (`PKD<KHIERDVAASYK<MAJSS<`)
+  //   and whose names no check digit covers; the tight crop of the row reads them surely and right.
+  it('reads passports cut to 36 characters at their full length, and names rows whose fillers read as K', async () => {
+    for (const [index, format] of [
+      [84, 'TD3'],
+      [128, 'TD3'],
+      [35, 'TD3'],
+      [109, 'MRVB'],
+    ] as const) {
+      const { want, got, status, format: drawn } = await readEvalDoc(507447534, index);
+      assert.equal(drawn, format);
+      assert.equal(status, 200, `${format} #${index}`);
+      assert.deepEqual(wrongFields(got, want), [], `${format} #${index}: ${got?.raw_mrz.join(' / ')}`);
+    }
+  });
+});

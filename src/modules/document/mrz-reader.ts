@@ -7,6 +7,8 @@ import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, ty
 import { alignLine, alignLineTimed, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
 import { alignSpan, rereadCuts } from './mrz-reread.js';
 import { mrzConfidence, UNCERTAIN_BELOW } from './mrz-confidence.js';
+import { withSurerNames } from './mrz-names-choice.js';
+import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowSets } from './mrz-zone-rows.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
@@ -149,16 +151,20 @@ export class MrzReader {
   }
 
   /**
-   * The rows re-read with the block lengthened on the right to hold 44 characters at the
-   * pitch `row` was read at; undefined when the pitch cannot be told or the block
-   * already holds nearly that many.
+   * The rows re-read with the block lengthened on the right to hold `target` characters at the
+   * pitch the rows were read at (the median of those whose pitch can be told: a names row of
+   * merged fillers has too few adjacent characters to tell it); undefined when the pitch
+   * cannot be told or the block already holds nearly that many.
    */
-  private async readLonger(img: RgbImage, rows: Row[], x1: number, x2: number, row: RowRead): Promise<RowRead[] | undefined> {
-    const cells = estimateCells(row.matrix, row.read);
-    if (cells === undefined || cells < 2) return undefined;
-    const pitchSteps = (row.matrix.steps - 6) / (cells - 1);
-    const pitchX = (pitchSteps * (x2 - x1)) / row.matrix.steps;
-    const more = (44 - cells + 1) * pitchX;
+  private async readLonger(img: RgbImage, rows: Row[], x1: number, x2: number, reads: RowRead[], target: number): Promise<RowRead[] | undefined> {
+    const told: { cells: number; pitchX: number }[] = [];
+    for (const r of reads) {
+      const cells = estimateCells(r.matrix, r.read);
+      if (cells !== undefined && cells >= 2) told.push({ cells, pitchX: ((r.matrix.steps - 6) / (cells - 1)) * ((x2 - x1) / r.matrix.steps) });
+    }
+    if (told.length === 0) return undefined;
+    const { cells, pitchX } = told.sort((a, b) => a.pitchX - b.pitchX)[Math.floor(told.length / 2)]!;
+    const more = (target - cells + 1) * pitchX;
     if (!(more > 2 * pitchX)) return undefined;
     return this.readRows(img, rows, x1, x2 + more);
   }
@@ -171,21 +177,40 @@ export class MrzReader {
     const h = Math.max(...group.map((r) => r.height));
     const { x1, x2 } = blockSpan(group);
     const all = await this.readRows(img, group, x1, x2);
-    // Rows long enough to be MRZ text, and at least one that clearly is (a names row
-    // whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
-    const kept = group.filter((_, i) => all[i]!.read.text.length >= 20);
-    let reads = all.filter((r) => r.read.text.length >= 20);
+    // Rows that can be MRZ text (see canBeMrzRow), and at least one that clearly is (a names
+    // row whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
+    const keep = (r: RowRead) => canBeMrzRow(r.read.text);
+    const kept = group.filter((_, i) => keep(all[i]!));
+    let reads = all.filter(keep);
+    // The detected row each read was cut from (a row one pitch off for a missed TD1 row).
+    const rowOf = new Map<RowRead, Row>(reads.map((r, i) => [r, kept[i]!]));
+    const remember = (rs: RowRead[], rows: Row[]) => rs.forEach((r, i) => rowOf.set(r, rows[i]!));
     if (!reads.some((r) => mrzLike(r.read.text))) return undefined;
-    if (reads.length === 2 && nearestLength(reads) === 30) {
-      // A TD1 card whose third row the detector missed: read one pitch below and above.
+    // Every row cut inside its padding: the block itself is short of the layout (a TD1 whose
+    // rows all end in fillers after 15-19 characters). Read on at the rows' own pitch.
+    if (reads.length >= 2 && reads.every((r) => r.read.text.length < LONG_ROW_CHARS)) {
+      const target = reads.length === 3 || opensLikeTd1SecondRow(reads[0]!.read.text) ? 30 : 44;
+      const longer = await this.readLonger(img, kept, x1, x2, reads, target);
+      if (longer) {
+        remember(longer, kept);
+        reads = longer;
+      }
+    }
+    const td1Tail = reads.length === 2 && opensLikeTd1SecondRow(reads[0]!.read.text);
+    if (reads.length === 2 && (nearestLength(reads) === 30 || td1Tail)) {
+      // A TD1 card whose third row (or, when the first row read opens with a birth date, whose
+      // first row) the detector missed: read one pitch below and above.
       const first = kept[0]!;
       const last = kept[1]!;
       const pitch = rowGap(first, last) || 1.6 * h;
-      const extra = await this.readRows(img, [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)], x1, x2);
+      const shifted = [shiftedRow(last, pitch, 1), shiftedRow(first, pitch, -1)];
+      const extra = await this.readRows(img, shifted, x1, x2);
+      remember(extra, shifted);
       const below = extra[0]!;
       const above = extra[1]!;
-      if (mrzLike(below.read.text) && below.read.text.length >= 20) reads = [...reads, below];
-      else if (mrzLike(above.read.text) && above.read.text.length >= 20) reads = [above, ...reads];
+      const found = (r: RowRead) => mrzLike(r.read.text) && canBeMrzRow(r.read.text);
+      if (!td1Tail && found(below)) reads = [...reads, below];
+      else if (found(above)) reads = [above, ...reads];
     }
     if (reads.length === 2 && nearestLength(reads) === 36 && !reads[0]!.read.text.endsWith('<')) {
       // A names row ends in fillers unless its names fill the field. Cut after a letter, the
@@ -194,23 +219,46 @@ export class MrzReader {
       // MRV-B, names cut short): read the rows as far as 44 characters at their own pitch go,
       // and keep that read when the names row found more characters there, ending in fillers
       // (the length measured from geometry grows with the crop whatever it holds).
-      const longer = await this.readLonger(img, kept, x1, x2, reads[0]!);
+      const longer = await this.readLonger(img, kept, x1, x2, reads, 44);
       const names = longer?.[0]?.read.text ?? '';
-      if (longer && names.endsWith('<') && names.length >= reads[0]!.read.text.length + 2) reads = longer;
+      if (longer && names.endsWith('<') && names.length >= reads[0]!.read.text.length + 2) {
+        remember(longer, kept);
+        reads = longer;
+      }
     }
     if (reads.length < 2) return undefined;
-    const candidates = reads.length >= 3 ? [reads.slice(-3), reads.slice(-2)] : [reads];
     let best: MrzReading | undefined;
-    for (const set of candidates) {
-      const reading = await this.parseSet(img, source, set);
+    const sets = zoneRowSets(reads, nearestLength(reads) === 30);
+    for (const [k, set] of sets.entries()) {
+      // The first two sets are weighed against each other; a later one only when they failed.
+      if (k >= 2 && best?.parsed.result.check_digits_valid) break;
+      const reading = await this.parseSet(img, source, set, td1Tail && set.length === 3);
       if (reading && (!best || score(reading) > score(best))) best = reading;
+    }
+    // A two-row zone read 36 wide whose composite check alone fails may be a 44-character
+    // one whose rows the detector cut before their padding (names row included): a TD3's
+    // document number, birth and expiry date and their digits sit where a TD2's do, its
+    // composite digit does not. Read on to 44 at the rows' pitch and keep that read when its
+    // checks do better.
+    const cut = best;
+    const compositeOnly = cut?.parsed.checks.every((c) => c.valid || c.name === 'comp') ?? false;
+    if (cut && compositeOnly && !cut.parsed.result.check_digits_valid && cut.quads.length === 2 && cut.parsed.result.raw_mrz[0]!.length === 36) {
+      const pair = reads.filter((r) => cut.quads.includes(r.quad));
+      const rows = pair.map((r) => rowOf.get(r)!);
+      const longer = pair.length === 2 ? await this.readLonger(img, rows, x1, x2, pair, 44) : undefined;
+      const wide = longer ? await this.parseSet(img, source, longer, false, 44) : undefined;
+      if (wide && score(wide) > score(cut)) best = wide;
     }
     return best;
   }
 
-  private async parseSet(img: RgbImage, source: SourceView, set: RowRead[]): Promise<MrzReading | undefined> {
-    const length = set.length === 3 ? 30 : nearestLength(set) === 44 ? 44 : 36;
-    if (set.length === 3 && nearestLength(set) !== 30) return undefined;
+  /**
+   * `td1` says the set's rows were found as a TD1's (a row read one pitch from two that open
+   * like a TD1's second row), whatever width the crops measure; `width` forces a two-row length.
+   */
+  private async parseSet(img: RgbImage, source: SourceView, set: RowRead[], td1 = false, width?: 36 | 44): Promise<MrzReading | undefined> {
+    const length = set.length === 3 ? 30 : (width ?? (nearestLength(set) === 44 ? 44 : 36));
+    if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
     const timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
     let slots: SlotDist[][] = timed.map((t) => fuse([t.slots]));
     const again = rowsToReadAgain(
@@ -218,7 +266,12 @@ export class MrzReader {
       length,
       slots,
     );
-    if (again.length > 0) slots = await this.readAgain(img, source, set, timed, again, slots, length);
+    if (again.length > 0) {
+      // The names row's tight read is issued first, so the pool runs it beside the other passes.
+      const tightNames = this.readNamesTight(img, source, set, length, slots);
+      slots = await this.readAgain(img, source, set, timed, again, slots, length);
+      slots = withSurerNames(pickFormat(set.length, length, slots), slots, await tightNames);
+    }
     const fused = this.finish(set, await this.withGlyphs(set, slots, length), length);
     if (fused?.parsed.result.check_digits_valid) return fused;
     const tight = await this.readQuads(
@@ -275,6 +328,19 @@ export class MrzReader {
         );
       });
     return variants.map(fuse);
+  }
+
+  /**
+   * The names row read once more in a tight crop (see mrz-names-choice), aligned to the layout,
+   * when the first read left a names character uncertain; undefined otherwise. Started beside
+   * the other passes, so the pool runs it while they run.
+   */
+  private async readNamesTight(img: RgbImage, source: SourceView, set: RowRead[], length: number, slots: SlotDist[][]): Promise<SlotDist[] | undefined> {
+    const format = pickFormat(set.length, length, slots);
+    const line = format.fields.names?.line;
+    if (line === undefined || !set[line] || !namesUncertain(format, slots)) return undefined;
+    const [tight] = await this.readQuads(img, source, [set[line].quad], TIGHT_PASS);
+    return tight ? fuse([this.align(tight, length)]) : undefined;
   }
 
   /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
@@ -376,13 +442,6 @@ export function plausible(p: ParsedMrz): boolean {
   // The names separator `<<` is the one pair of fillers every layout holds: long names and
   // filled optional data can leave no other (a TD2 card read right was refused at 3).
   return 'PIACV'.includes(r.document_code[0] ?? '') && date(r.date_of_birth) && date(r.expiry_date) && fillers >= 2;
-}
-
-/** Text that can be an MRZ row: mostly fillers, capitals and digits with at least one filler or many digits. */
-function mrzLike(text: string): boolean {
-  const fillers = (text.match(/</g) ?? []).length;
-  const digits = (text.match(/[0-9]/g) ?? []).length;
-  return fillers >= 2 || digits >= 8;
 }
 
 /**

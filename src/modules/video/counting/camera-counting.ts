@@ -158,9 +158,9 @@ export class CameraCounting {
     }
     const { points, bands, lineBands, continued } = this.memory.update(tracks, width, height);
     for (const e of this.entries.values()) {
-      for (const [from, to] of continued) {
-        e.line?.rename(from, to);
-        e.zone?.rename(from, to);
+      for (const c of continued) {
+        e.line?.continueAs(c.lost, c.fresh, c.reached, points.get(c.fresh)!);
+        e.zone?.rename(c.lost, c.fresh);
       }
     }
     return this.apply(tracks, points, bands, lineBands, this.memory.expire());

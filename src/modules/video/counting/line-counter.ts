@@ -1,5 +1,14 @@
 import { pathCrossesSegment, signedDistance, type Pt } from './geometry.js';
 
+/**
+ * How much of the gap between how far a lost track's path reaches and the new id that
+ * continues it still explains a crossing (LineCounter.continueAs). A quarter: over the random
+ * lines of bench/eval-tracking.ts it cut TUD-Stadtmitte's extra counts by a quarter with the
+ * line error no higher on any tuning scene (0 lost more real crossings made out of sight than
+ * it saved, 0.5 saved few; docs/accuracy.md, "Hand-over of a crossing").
+ */
+export const HANDOVER_SLACK = 0.25;
+
 interface TrackSide {
   side: 1 | -1;
   /** Where the anchor last stood clearly on that side. */
@@ -62,11 +71,24 @@ export class LineCounter {
     return st?.pending ? this.crossing(st, st.pending.first) : null;
   }
 
-  /** A new track continues a lost one: it takes over the lost one's state. */
-  rename(from: number, to: number): void {
+  /**
+   * A new track continues a lost one (counting's track memory paired them) and takes over its
+   * side, unless that side would count a crossing the lost one's own path does not explain:
+   * the new track stands clearly across the line from the lost one's side while `reached`
+   * (how far the lost one's path goes towards the new track: its predicted place, moved on
+   * along its way as far as the new track is ahead of it) has not come within the band plus
+   * HANDOVER_SLACK of the distance between the two. Then the crossing would come only from
+   * the gap beside the path: the new track is someone walking beside or behind the lost one
+   * (in a group, the person handed on is often the neighbour), and it starts on this line as
+   * a new person.
+   */
+  continueAs(from: number, to: number, reached: Pt, now: Pt): void {
     const st = this.sides.get(from);
     if (st === undefined) return;
     this.sides.delete(from);
+    const across = signedDistance(this.a, this.b, now) * st.side < -this.margin;
+    const slack = this.margin + HANDOVER_SLACK * Math.hypot(now[0] - reached[0], now[1] - reached[1]);
+    if (across && signedDistance(this.a, this.b, reached) * st.side > slack) return;
     this.sides.set(to, st);
   }
 

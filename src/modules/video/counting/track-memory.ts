@@ -64,6 +64,26 @@ interface Memory {
 }
 
 /**
+ * A new id that continues a lost one, and how far the lost one's own path reaches towards it:
+ * where the lost one would be by now (the prediction it was paired by), moved on along the way
+ * it was going as far as the new id is ahead of that place. A person who walked faster than
+ * predicted is found ahead on their path; a neighbour is found beside it.
+ */
+export interface Continuation {
+  lost: number;
+  fresh: number;
+  reached: Pt;
+}
+
+/** `at` moved along `v`'s direction as far as `to` lies ahead of it (not back: behind is not explained). */
+function alongPath(at: Pt, v: Pt, to: Pt): Pt {
+  const n = Math.hypot(v[0], v[1]);
+  if (n === 0) return at;
+  const ahead = Math.max(0, ((to[0] - at[0]) * v[0] + (to[1] - at[1]) * v[1]) / n);
+  return [at[0] + (v[0] / n) * ahead, at[1] + (v[1] / n) * ahead];
+}
+
+/**
  * What counting remembers of each track beyond the tracker:
  *
  * - Where a person stands. The box's bottom edge is where the feet are only while the
@@ -77,7 +97,9 @@ interface Memory {
  *   old one's side of every line and zone if it appears within a box height of where the
  *   old one would be by now (going on as its head went), shortly after; new and lost ids are
  *   paired one to one, nearest first. A person who crossed while unseen counts once, and
- *   a person re-acquired on the same side counts nothing.
+ *   a person re-acquired on the same side counts nothing. A line's side is not handed on
+ *   where it would count a crossing that the lost one's own path does not reach
+ *   (LineCounter.continueAs): that is someone walking beside them.
  * - How much a person's point jumps. A box whose bottom edge comes and goes (legs hidden
  *   by someone in front and found again, a box that takes in part of a neighbour) moves
  *   the point by a good part of the person's height from one frame to the next, more
@@ -95,18 +117,18 @@ export class TrackMemory {
 
   /**
    * Feeds one frame's tracks (in a width x height frame); returns their points and the
-   * [lost id, new id] pairs of tracks that continue lost ones (the caller moves its
-   * per-track state). `bands` are the dead bands for zones, `lineBands` those for lines
-   * (with the jitter band: on zones it raised the error).
+   * new ids that continue lost ones (the caller moves its per-track state). `bands` are the
+   * dead bands for zones, `lineBands` those for lines (with the jitter band: on zones it
+   * raised the error).
    */
-  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: [number, number][] } {
+  update(tracks: readonly TrackedPerson[], width: number, height: number): { points: Map<number, Pt>; bands: Map<number, number>; lineBands: Map<number, number>; continued: Continuation[] } {
     this.frame++;
     const current = new Set(tracks.map((t) => t.trackId));
     const fresh = tracks.filter((t) => !this.mem.has(t.trackId));
-    const continued: [number, number][] = [];
+    const continued: Continuation[] = [];
     if (fresh.length > 0 && this.s.reassociateReach > 0) {
       // Where each recently lost track would be now, going on as its head went.
-      const lost: { id: number; at: Pt; h: number; look: Appearance | null }[] = [];
+      const lost: { id: number; at: Pt; v: Pt; h: number; look: Appearance | null }[] = [];
       for (const [id, m] of this.mem) {
         if (current.has(id)) continue;
         const gap = this.frame - m.frame;
@@ -116,34 +138,34 @@ export class TrackMemory {
         // Going on as they went, they are out of the picture by now: they left, they are
         // not hidden, and someone walking in there is someone else.
         if (at[0] < 0 || at[0] > width || at[1] < 0 || at[1] > height) continue;
-        lost.push({ id, at, h: Math.max(...m.heights), look: m.look });
+        lost.push({ id, at, v, h: Math.max(...m.heights), look: m.look });
       }
       // Every (new, lost) pair within reach, nearest first (distance in box heights), each
       // track used once: in a crowd, where several people are lost and found together, each
       // new id continues the lost one that would be where it appeared. Handing sides on only
       // when one lost track alone was near (the earlier rule) dropped most re-acquisitions in
       // crowds, which is where trackers lose people.
-      const pairs: { lostId: number; freshId: number; d: number }[] = [];
+      const pairs: { lostId: number; freshId: number; d: number; reached: Pt }[] = [];
       for (const t of fresh) {
         const p = this.standingPoint(t, [t.y2 - t.y1]);
         for (const l of lost) {
           const d = Math.hypot(l.at[0] - p[0], l.at[1] - p[1]) / Math.max(l.h, t.y2 - t.y1);
           if (d > this.s.reassociateReach) continue;
           if (this.s.lookMin > 0 && l.look && t.look && appearanceSimilarity(l.look, t.look) < this.s.lookMin) continue;
-          pairs.push({ lostId: l.id, freshId: t.trackId, d });
+          pairs.push({ lostId: l.id, freshId: t.trackId, d, reached: alongPath(l.at, l.v, p) });
         }
       }
       pairs.sort((a, b) => a.d - b.d);
       const takenLost = new Set<number>();
       const takenFresh = new Set<number>();
-      for (const { lostId, freshId } of pairs) {
+      for (const { lostId, freshId, reached } of pairs) {
         if (takenLost.has(lostId) || takenFresh.has(freshId)) continue;
         takenLost.add(lostId);
         takenFresh.add(freshId);
         const m = this.mem.get(lostId)!;
         this.mem.delete(lostId);
         this.mem.set(freshId, { ...m, recent: [] });
-        continued.push([lostId, freshId]);
+        continued.push({ lost: lostId, fresh: freshId, reached });
       }
     }
     const points = new Map<number, Pt>();

@@ -1,0 +1,57 @@
+import { MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
+import type { SlotDist } from './mrz-repair.js';
+
+/**
+ * Choosing between two readings of a zone's names row. Names carry no check digit, so when the
+ * grown crops' reads disagree on them nothing downstream can settle the question; a second
+ * crop of the row, cut no taller than the detected row, often reads it surely where the grown
+ * crops take in the print above and read a names row's fillers as K, S or E
+ * (`P<D<<HIERDVAASY<<MAJ<<<` read `PKD<KHIERDVAASYK<MAJSS<` in every grown crop and right in
+ * the tight one). The reading the recogniser is clearly surer of is kept, as a whole row: its
+ * positions were aligned together, and a row spliced from two crops at a field boundary can
+ * put one character in two places.
+ */
+
+/** Mean certainty, p / (p + runner-up), of the most probable character over a row. */
+export function rowSureness(row: SlotDist[]): number {
+  let sum = 0;
+  for (const d of row) {
+    let p = 0;
+    let q = 0;
+    for (const v of d) {
+      if (v > p) [p, q] = [v, p];
+      else if (v > q) q = v;
+    }
+    sum += p + q > 0 ? p / (p + q) : 0;
+  }
+  return row.length ? sum / row.length : 0;
+}
+
+/**
+ * How much surer (mean certainty over the row) the other reading must be before it replaces
+ * the fused one: one crop's read is sharper than an average of three, and is not preferred
+ * on that alone.
+ */
+const SURER_BY = 0.05;
+
+/**
+ * The zone's distributions with the names row taken from `alt` (that row read another way,
+ * aligned to the same length) when the recogniser was clearly surer of it there.
+ */
+export function withSurerNames(format: FormatDef, slots: SlotDist[][], alt: SlotDist[] | undefined): SlotDist[][] {
+  const names = format.fields.names;
+  const line = names?.line;
+  if (!names || line === undefined || !alt || alt.length !== slots[line]?.length) return slots;
+  if (rowSureness(alt) < rowSureness(slots[line]!) + SURER_BY) return slots;
+  // A names field ends in padding unless the names fill it: a reading that lost the padding
+  // (fillers read surely as C in a crop of another font) is not preferred to one that has it.
+  // Letters and the filler compete there (a digit is no name character).
+  const endsPadded = (row: SlotDist[]) => {
+    const d = row[names.end - 1]!;
+    return d.slice(10, FILLER).every((p) => p <= d[FILLER]!);
+  };
+  if (endsPadded(slots[line]!) && !endsPadded(alt)) return slots;
+  return slots.map((r, li) => (li === line ? alt : r));
+}
+
+const FILLER = MRZ_ALPHABET.length - 1;
