@@ -12,18 +12,14 @@
  *
  *   node --import tsx bench/face-ab.ts --base <rev> [--n 100] [--block 10] [--env VIGIL_X=value ...]
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { Agent, request } from 'undici';
-import { packageRoot } from '../src/core/package-root.js';
-import { spawnDaemon, type Daemon } from '../test/helpers/daemon.js';
+import { buildCheckout, buildRevision, cpuMs, ROOT, startBuild } from './lib/ab-builds.js';
 import { multipart, type Part } from '../test/helpers/multipart.js';
 import { fmt, machineLine, summarize } from './lib/stats.js';
 
-const ROOT = packageRoot();
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
@@ -42,40 +38,6 @@ if (!BASE) {
   process.exit(2);
 }
 
-function tsc(project: string): void {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: ROOT, stdio: 'inherit' });
-}
-
-/** Compiles `rev`'s src/ beside the checkout (node_modules and package root resolve to it). */
-function buildRevision(rev: string): string {
-  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(ROOT, 'bench', 'out', 'ab', sha);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${sha} src tsconfig.json | tar -x -C "${dir}"`], { cwd: ROOT });
-  tsc(join(dir, 'tsconfig.json'));
-  return join(dir, 'dist', 'src', 'cli.js');
-}
-
-async function start(entry: string): Promise<Daemon> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-ab-'));
-  const d = await spawnDaemon({ VIGIL_DATA_DIR: dataDir, VIGIL_LOG_LEVEL: 'warn', VIGIL_LIMITS_INFERENCE_QUEUE: '64', ...EXTRA_ENV }, { entry, timeoutMs: 120_000 });
-  // Listening comes before the models are warm: wait for the face module.
-  for (let i = 0; i < 600; i++) {
-    const health = (await (await fetch(`${d.url}/api/v1/admin/health`)).json()) as { modules: { face: boolean } };
-    if (health.modules.face) return d;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`face module of ${entry} did not come up`);
-}
-
-/** CPU time a process has used (all its threads, user + system), ms, from /proc: a cost that a loaded box's queueing does not inflate as it inflates wall time. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
 async function post(base: string, path: string, parts: Part[]): Promise<number> {
   const { payload, headers } = multipart(parts);
@@ -89,9 +51,9 @@ async function post(base: string, path: string, parts: Part[]): Promise<number> 
 
 async function main() {
   const baseEntry = buildRevision(BASE!);
-  tsc(join(ROOT, 'tsconfig.build.json'));
+  const entry = buildCheckout();
   // This checkout first, the base second: the order the table prints them in.
-  const builds = [{ daemon: await start(join(ROOT, 'dist', 'src', 'cli.js')) }, { daemon: await start(resolve(baseEntry)) }];
+  const builds = [{ daemon: await startBuild(entry, 'face', EXTRA_ENV) }, { daemon: await startBuild(resolve(baseEntry), 'face', EXTRA_ENV) }];
   const faces = join(ROOT, '..', 'shared', 'testdata', 'faces', 'identities', 'fr_barack_obama');
   const jpeg640 = (file: string) => sharp(join(faces, file)).resize(640, 480, { fit: 'cover', position: 'top' }).jpeg({ quality: 90 }).toBuffer();
   const [one, two] = await Promise.all([jpeg640('obama.jpg'), jpeg640('obama2.jpg')]);

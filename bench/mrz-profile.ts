@@ -51,6 +51,14 @@ const add = (name: string, ms: number) => {
   tally.set(name, t);
 };
 
+/** Tallies an amount (not a time) under `name`: its "ms" column holds the amount. */
+const addCount = (name: string, amount: number) => {
+  const t = tally.get(name) ?? [0, 0];
+  t[0]++;
+  t[1] += amount;
+  tally.set(name, t);
+};
+
 /** Wraps an async or sync method so each call's inclusive wall time is tallied under `name`. */
 function wrap(proto: object, method: string, name: string): void {
   const target = proto as Record<string, (...a: unknown[]) => unknown>;
@@ -88,6 +96,9 @@ for (const [label, name] of Object.entries(OCR_MODELS)) {
     const orig = runner[m]!;
     runner[m] = (...args: unknown[]) => {
       const t0 = performance.now();
+      // The recogniser's cost grows with its input's width: the columns it was given, per request.
+      const width = (args[0] as { dims: number[] }[] | undefined)?.[0]?.dims[3];
+      if (label === 'rec' && width !== undefined) addCount('rec input columns', width);
       return orig(...args).finally(() => add(`model: ${label}`, performance.now() - t0));
     };
   }
@@ -143,7 +154,7 @@ const med = (xs: number[]) => percentile(xs, 50);
 console.log(
   `\nwall p50 ${fmt(med(perRequest.map((r) => r.wall)))} ms, process CPU p50 ${fmt(med(perRequest.map((r) => r.cpu)))} ms (all threads), main thread busy p50 ${fmt(med(perRequest.map((r) => r.busy)))} ms; statuses ${perRequest.map((r) => r.status).join(',')}`,
 );
-console.log('\n| per request | calls mean | calls max | ms p50 | ms mean |');
+console.log('\n| per request | calls mean | calls max | ms p50 (columns for rec input) | ms mean |');
 console.log('|---|---|---|---|---|');
 for (const name of names) {
   const calls = perRequest.map((r) => r.tally.get(name)?.[0] ?? 0);
@@ -151,10 +162,10 @@ for (const name of names) {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(`| ${name} | ${mean(calls).toFixed(1)} | ${Math.max(...calls)} | ${fmt(med(ms))} | ${fmt(mean(ms))} |`);
 }
-console.log('\nper request: wall ms, CPU ms, main-thread busy ms, det/rec/cls calls, status');
+console.log('\nper request: wall ms, CPU ms, main-thread busy ms, det/rec/cls calls, recogniser input columns, status');
 for (const r of perRequest) {
   const c = (k: string) => r.tally.get(`model: ${k}`)?.[0] ?? 0;
-  console.log(`${fmt(r.wall)}\t${fmt(r.cpu)}\t${fmt(r.busy)}\t${c('det')}/${c('rec')}/${c('cls')}\t${r.status}`);
+  console.log(`${fmt(r.wall)}\t${fmt(r.cpu)}\t${fmt(r.busy)}\t${c('det')}/${c('rec')}/${c('cls')}\t${r.tally.get('rec input columns')?.[1] ?? 0}\t${r.status}`);
 }
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });

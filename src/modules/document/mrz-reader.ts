@@ -4,7 +4,8 @@ import { FORMATS, type FormatDef } from './mrz-format.js';
 import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
-import { alignLine, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead } from './mrz-slots.js';
+import { alignLine, alignLineTimed, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
+import { alignSpan, rereadCuts } from './mrz-reread.js';
 import { mrzConfidence, UNCERTAIN_BELOW } from './mrz-confidence.js';
 import { withSurerNames } from './mrz-names-choice.js';
 import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowSets } from './mrz-zone-rows.js';
@@ -57,7 +58,8 @@ interface ReadPass {
  * How a zone's rows are read. The first pass decides; the others are read and
  * averaged in only when the first leaves a check digit failing, a row of the
  * wrong length or an uncertain name character (names have no check digit), and only
- * on the rows concerned (see rowsToReadAgain). Each
+ * on the rows concerned (see rowsToReadAgain), and of those only the characters in
+ * doubt with their neighbours where they can be told (mrz-reread.ts). Each
  * pass blurs small glyphs differently, so their average corrects many single
  * misreads. Measured on the shared MRZ set (raw character errors before repair,
  * rows grown as below): page at 1.15 alone 37, at 1.0 alone 49, these three fused 26.
@@ -257,28 +259,17 @@ export class MrzReader {
   private async parseSet(img: RgbImage, source: SourceView, set: RowRead[], td1 = false, width?: 36 | 44): Promise<MrzReading | undefined> {
     const length = set.length === 3 ? 30 : (width ?? (nearestLength(set) === 44 ? 44 : 36));
     if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
-    let slots: SlotDist[][] = set.map((r) => fuse([this.align(r, length)]));
+    const timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
+    let slots: SlotDist[][] = timed.map((t) => fuse([t.slots]));
     const again = rowsToReadAgain(
       set.map((r) => r.read.text.length),
       length,
       slots,
     );
     if (again.length > 0) {
-      // Each row's own reads, fused: the first pass's, then the other passes' where they were read.
-      const variants = set.map((r) => [this.align(r, length)]);
+      // The names row's tight read is issued first, so the pool runs it beside the other passes.
       const tightNames = this.readNamesTight(img, source, set, length, slots);
-      const more = await Promise.all(
-        MORE_PASSES.map((pass) =>
-          this.readQuads(
-            img,
-            source,
-            again.map((li) => set[li]!.quad),
-            pass,
-          ),
-        ),
-      );
-      for (const reads of more) reads.forEach((r, i) => variants[again[i]!]!.push(this.align(r, length)));
-      slots = variants.map(fuse);
+      slots = await this.readAgain(img, source, set, timed, again, slots, length);
       slots = withSurerNames(pickFormat(set.length, length, slots), slots, await tightNames);
     }
     const fused = this.finish(set, await this.withGlyphs(set, slots, length), length);
@@ -304,6 +295,39 @@ export class MrzReader {
       length,
     );
     return alone?.parsed.result.check_digits_valid && (!fused || score(alone) > score(fused)) ? alone : fused;
+  }
+
+  /**
+   * The other passes' second look at rows `again`, fused with the first read: only the spans of
+   * a row whose characters are in doubt (mrz-reread.ts), or the whole row where those cannot
+   * be told or would cover most of it. Each row's own reads are fused, position by position.
+   */
+  private async readAgain(img: RgbImage, source: SourceView, set: RowRead[], timed: TimedAlignment[], again: number[], slots: SlotDist[][], length: number): Promise<SlotDist[][]> {
+    const format = pickFormat(set.length, length, slots);
+    const checks = parseMrz(repairMrz(format, slots).lines)?.checks;
+    const cuts = again.flatMap((li) => rereadCuts(format, slots, li, set[li]!, timed[li]!, length, checks));
+    if (this.trace) this.trace(`read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}`);
+    const variants = timed.map((t) => [t.slots]);
+    const more = await Promise.all(
+      MORE_PASSES.map((pass) =>
+        this.readQuads(
+          img,
+          source,
+          cuts.map((c) => c.quad),
+          pass,
+        ),
+      ),
+    );
+    for (const reads of more)
+      reads.forEach((r, i) => {
+        const cut = cuts[i]!;
+        const row = set[cut.line]!;
+        const t = timed[cut.line]!;
+        variants[cut.line]!.push(
+          cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: row.cropWidth, length }, cut.span) : this.align(r, length),
+        );
+      });
+    return variants.map(fuse);
   }
 
   /**

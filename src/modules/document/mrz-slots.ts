@@ -39,7 +39,7 @@ export function readMrzLine(m: CtcMatrix, classIdx: number[]): LineRead {
 }
 
 /** Distribution over the MRZ alphabet: per-class maximum over timesteps [t0, t1], normalised. */
-function windowDist(m: CtcMatrix, classIdx: number[], t0: number, t1: number): SlotDist {
+export function windowDist(m: CtcMatrix, classIdx: number[], t0: number, t1: number): SlotDist {
   const d = new Float32Array(classIdx.length);
   const columns = keptColumns(m, classIdx);
   const width = m.kept.length;
@@ -66,7 +66,8 @@ export interface AlignedSlot {
   weight: number;
 }
 
-const GAP_WEIGHT = 0.3;
+/** Weight of a position read from the gap between decoded characters, against 1 for a decoded one. */
+export const GAP_WEIGHT = 0.3;
 
 /** Costs of the assignment, in squared pitches of timing error (see assign). */
 const COST = {
