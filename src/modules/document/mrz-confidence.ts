@@ -19,6 +19,19 @@ export type ConfidenceField = (typeof CONFIDENCE_FIELDS)[number];
  */
 export const UNCERTAIN_BELOW = 0.8;
 
+/** p / (p + runner-up) of a position's most probable character, any character competing. */
+export function topCertainty(d: SlotDist): number {
+  let p1 = 0;
+  let p2 = 0;
+  for (const v of d) {
+    if (v > p1) {
+      p2 = p1;
+      p1 = v;
+    } else if (v > p2) p2 = v;
+  }
+  return p1 + p2 > 0 ? p1 / (p1 + p2) : 0;
+}
+
 const CHECK_FIELD: Record<CheckOutcome['name'], string> = {
   doc: 'document_number_check_failed',
   dob: 'date_of_birth_check_failed',

@@ -1,5 +1,6 @@
 import { MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import type { SlotDist } from './mrz-repair.js';
+import { topCertainty } from './mrz-confidence.js';
 
 /**
  * Choosing between two readings of a zone's names row. Names carry no check digit, so when the
@@ -15,15 +16,7 @@ import type { SlotDist } from './mrz-repair.js';
 /** Mean certainty, p / (p + runner-up), of the most probable character over a row. */
 export function rowSureness(row: SlotDist[]): number {
   let sum = 0;
-  for (const d of row) {
-    let p = 0;
-    let q = 0;
-    for (const v of d) {
-      if (v > p) [p, q] = [v, p];
-      else if (v > q) q = v;
-    }
-    sum += p + q > 0 ? p / (p + q) : 0;
-  }
+  for (const d of row) sum += topCertainty(d);
   return row.length ? sum / row.length : 0;
 }
 

@@ -5,7 +5,7 @@ import type { CheckOutcome } from './mrz-parser.js';
 import type { SlotDist } from './mrz-repair.js';
 import { WIDTH_STEP } from './text-recognizer.js';
 import type { Point, Quad } from './geometry.js';
-import { UNCERTAIN_BELOW } from './mrz-confidence.js';
+import { topCertainty, UNCERTAIN_BELOW } from './mrz-confidence.js';
 
 /**
  * The second look at a zone's row, cut to the characters in doubt. Reading every row in doubt
@@ -39,19 +39,6 @@ export const WHOLE_ROW_SHARE = 0.6;
 
 const FILLER = MRZ_ALPHABET.length - 1;
 
-/** p / (p + runner-up) of the most probable character. */
-function certainty(d: SlotDist): number {
-  let p1 = 0;
-  let p2 = 0;
-  for (const v of d) {
-    if (v > p1) {
-      p2 = p1;
-      p1 = v;
-    } else if (v > p2) p2 = v;
-  }
-  return p1 + p2 > 0 ? p1 / (p1 + p2) : 0;
-}
-
 const best = (d: SlotDist): number => {
   let b = 0;
   for (let k = 1; k < d.length; k++) if (d[k]! > d[b]!) b = k;
@@ -71,7 +58,7 @@ export function doubtfulPositions(format: FormatDef, slots: SlotDist[][], line: 
   if (decoded > row.length) return undefined;
   const out = new Set<number>();
   row.forEach((d, k) => {
-    if (Math.max(...d) < REREAD_BELOW || certainty(d) < REREAD_BELOW) out.add(k);
+    if (Math.max(...d) < REREAD_BELOW || topCertainty(d) < REREAD_BELOW) out.add(k);
     else if (alignment.owner[k] === undefined && best(d) !== FILLER) out.add(k);
   });
   // Positions in the data or digit of a check that holds: a misread there would most likely break it.
@@ -91,10 +78,10 @@ export function doubtfulPositions(format: FormatDef, slots: SlotDist[][], line: 
     const suspects: number[] = [];
     for (const span of def.data) {
       if (span.line !== line) continue;
-      for (let k = span.start; k < span.end; k++) if (certainty(row[k]!) < CHECK_SUSPECT_BELOW) suspects.push(k);
+      for (let k = span.start; k < span.end; k++) if (topCertainty(row[k]!) < CHECK_SUSPECT_BELOW) suspects.push(k);
     }
-    const anySuspect = def.data.some((s) => slots[s.line]!.slice(s.start, s.end).some((d) => certainty(d) < CHECK_SUSPECT_BELOW));
-    if (!anySuspect && certainty(slots[def.digit.line]![def.digit.pos]!) >= CHECK_SUSPECT_BELOW) {
+    const anySuspect = def.data.some((s) => slots[s.line]!.slice(s.start, s.end).some((d) => topCertainty(d) < CHECK_SUSPECT_BELOW));
+    if (!anySuspect && topCertainty(slots[def.digit.line]![def.digit.pos]!) >= CHECK_SUSPECT_BELOW) {
       // Every character of the check read surely: the wrong one is among those no holding
       // check covers (a composite failing beside holding field checks points at the optional
       // data or its own digit), and all of them are read again.
