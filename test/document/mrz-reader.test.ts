@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { Quad } from '../../src/modules/document/geometry.js';
 import { FORMATS, MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
 import { growAcross } from '../../src/modules/document/mrz-locator.js';
-import { namesUncertain, rowsToReadAgain } from '../../src/modules/document/mrz-reader.js';
+import { namesUncertain, rowsToReadAgain } from '../../src/modules/document/mrz-reread.js';
 import { distsFromLine } from '../../src/modules/document/mrz-repair.js';
 
 const TD3 = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36UTO7408122F1204159ZE184226B<<<<<10'];

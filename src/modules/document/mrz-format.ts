@@ -191,3 +191,20 @@ export function classAllows(cls: CharClass, c: string): boolean {
       return MRZ_ALPHABET.includes(c);
   }
 }
+
+/**
+ * The layout of a zone of `lines` rows of `length` characters, from the per-position
+ * distributions over MRZ_ALPHABET: two-line layouts are told apart by their first character,
+ * 'V' marks a visa.
+ */
+export function pickFormat(lines: number, length: number, slots: readonly (readonly ArrayLike<number>[])[]): FormatDef {
+  if (lines === 3) return FORMATS.TD1;
+  const first = slots[0]?.[0];
+  // Index of 'V' in the MRZ alphabet vs the other document letters.
+  const vIdx = 10 + ('V'.charCodeAt(0) - 65);
+  let best = 0;
+  if (first) for (let k = 1; k < first.length; k++) if (first[k]! > first[best]!) best = k;
+  const visa = best === vIdx;
+  if (length === 44) return visa ? FORMATS.MRVA : FORMATS.TD3;
+  return visa ? FORMATS.MRVB : FORMATS.TD2;
+}

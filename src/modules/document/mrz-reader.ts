@@ -1,12 +1,12 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import { clampQuad, type Point, type Quad } from './geometry.js';
-import { FORMATS, type FormatDef } from './mrz-format.js';
+import { pickFormat } from './mrz-format.js';
 import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, alignLineTimed, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
-import { alignSpan, rereadCuts } from './mrz-reread.js';
-import { mrzConfidence, UNCERTAIN_BELOW } from './mrz-confidence.js';
+import { alignSpan, namesUncertain, rereadCuts, rowsToReadAgain } from './mrz-reread.js';
+import { mrzConfidence } from './mrz-confidence.js';
 import { withSurerNames } from './mrz-names-choice.js';
 import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowSets } from './mrz-zone-rows.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
@@ -85,9 +85,6 @@ const TIGHT_PASS: ReadPass = { stretch: 1.15, fromSource: false, growth: 1 };
 
 /** A zone with a character read below this (or a failing check) asks for glyph evidence. */
 const GLYPH_ASK_BELOW = 0.9;
-
-/** A names character read with less probability than this asks for the other reads. */
-const NAME_SURE = UNCERTAIN_BELOW;
 
 /**
  * Reads a machine-readable zone: candidate blocks of rows from the detector, each
@@ -377,48 +374,6 @@ function blockSpan(group: Row[]): { x1: number; x2: number } {
   return { x1: Math.min(...group.map((r) => r.x1)) - 0.15 * h, x2: Math.max(...group.map((r) => r.x2)) + 0.15 * h };
 }
 
-/** Whether some character of the names field was read with little certainty. */
-export function namesUncertain(format: FormatDef, lines: SlotDist[][]): boolean {
-  const names = format.fields.names;
-  if (!names) return false;
-  const line = lines[names.line];
-  if (!line) return false;
-  for (let pos = names.start; pos < names.end; pos++) {
-    const d = line[pos];
-    if (d && Math.max(...d) < NAME_SURE) return true;
-  }
-  return false;
-}
-
-/**
- * The rows of a zone the other passes read again (their indices, none when the first pass
- * settles the zone), from each row's decoded length and the zone's distributions: rows
- * decoded to the wrong length, rows holding a failing check digit or the data it covers, and
- * the names row when a name character is uncertain (names carry no check digit); every row
- * when the zone does not parse. A row of the right length whose checks hold and whose names
- * are sure has nothing for the other reads to settle, and reading it again cost a recogniser
- * round on a 2-core box (a TD3's two rows in two passes are four runs for two workers, where
- * its failing second row alone is two). Same seed, 100 generated documents: 88 fully correct
- * against 87 reading every row again.
- */
-export function rowsToReadAgain(decodedLengths: number[], length: number, slots: SlotDist[][]): number[] {
-  const every = decodedLengths.map((_, i) => i);
-  const rows = new Set<number>(every.filter((i) => decodedLengths[i] !== length));
-  const format = pickFormat(slots.length, length, slots);
-  const parsed = parseMrz(repairMrz(format, slots).lines);
-  if (!parsed) return every;
-  for (const outcome of parsed.checks) {
-    if (outcome.valid) continue;
-    const def = format.checks.find((c) => c.name === outcome.name);
-    if (!def) return every;
-    rows.add(def.digit.line);
-    for (const span of def.data) rows.add(span.line);
-  }
-  const names = format.fields.names;
-  if (names && namesUncertain(format, slots)) rows.add(names.line);
-  return [...rows].sort((a, b) => a - b);
-}
-
 /** Per-position weighted average of several reads' distributions. */
 function fuse(reads: AlignedSlot[][]): SlotDist[] {
   return reads[0]!.map((slot, k) => {
@@ -455,19 +410,6 @@ function nearestLength(rows: RowRead[]): 30 | 36 | 44 {
   const lens = rows.map((r) => estimateCells(r.matrix, r.read) ?? r.read.text.length).sort((a, b) => a - b);
   const median = lens[Math.floor(lens.length / 2)]!;
   return ([30, 36, 44] as const).reduce((a, b) => (Math.abs(b - median) < Math.abs(a - median) ? b : a));
-}
-
-/** Two-line layouts are told apart by their first character: 'V' marks a visa. */
-function pickFormat(lines: number, length: number, slots: SlotDist[][]): FormatDef {
-  if (lines === 3) return FORMATS.TD1;
-  const first = slots[0]?.[0];
-  // Index of 'V' in the MRZ alphabet vs the other document letters.
-  const vIdx = 10 + ('V'.charCodeAt(0) - 65);
-  let best = 0;
-  if (first) for (let k = 1; k < first.length; k++) if (first[k]! > first[best]!) best = k;
-  const visa = best === vIdx;
-  if (length === 44) return visa ? FORMATS.MRVA : FORMATS.TD3;
-  return visa ? FORMATS.MRVB : FORMATS.TD2;
 }
 
 /** Valid check digits first, then confidence. */
