@@ -51,18 +51,20 @@ export function truthCounts(boxes: MotBox[], lines: { name: string; points: [Nor
   };
 }
 
-/** How many crossings a line direction may be said to have: the least and the most over slightly moved anchors. */
+/** How many crossings a line direction may be said to have: the least and the most over the readings of the truth. */
 export type CountRange = Record<string, { in: [number, number]; out: [number, number] }>;
 
 /**
- * The truth's own sensitivity: the line counts with every annotated person's point moved by
- * `shift` of their box height left, right, up and down (as well as not moved), as a range per
- * line and direction. A person whose path ends within a few pixels of a segment's end, or
- * who goes just past the band and back, crosses or not by an amount smaller than the
- * annotators' own box precision and any detector's box noise; a count anywhere in the
- * range is as right as the boxes can tell.
+ * The range of true counts per line and direction over several readings of the annotation
+ * (`readings`: box sets, e.g. with and without the "do not consider" people) and, for each,
+ * every annotated person's point moved by `shift` of their box height left, right, up and
+ * down (as well as not moved). A person whose path ends within a few pixels of a segment's
+ * end, or who goes just past the band and back, crosses or not by an amount smaller than the
+ * annotators' own box precision and any detector's box noise; a person the annotators marked
+ * "do not consider" (MOTChallenge conf 0: far away or half hidden) may be counted or not.
+ * A count anywhere in the range is as right as the annotation can tell.
  */
-export function truthRange(boxes: MotBox[], lines: { name: string; points: [NormPoint, NormPoint] }[], width: number, height: number, shift: number): CountRange {
+export function truthRange(readings: MotBox[][], lines: { name: string; points: [NormPoint, NormPoint] }[], width: number, height: number, shift: number): CountRange {
   const moves: [number, number][] = [
     [0, 0],
     [shift, 0],
@@ -71,13 +73,15 @@ export function truthRange(boxes: MotBox[], lines: { name: string; points: [Norm
     [0, -shift],
   ];
   const out: CountRange = {};
-  for (const [mx, my] of moves) {
-    const moved = boxes.map((b) => ({ ...b, x: b.x + mx * b.h, y: b.y + my * b.h }));
-    const t = truthCounts(moved, lines, [], width, height);
-    for (const [name, c] of Object.entries(t.lines)) {
-      const r = (out[name] ??= { in: [c.in, c.in], out: [c.out, c.out] });
-      r.in = [Math.min(r.in[0], c.in), Math.max(r.in[1], c.in)];
-      r.out = [Math.min(r.out[0], c.out), Math.max(r.out[1], c.out)];
+  for (const boxes of readings) {
+    for (const [mx, my] of shift > 0 ? moves : moves.slice(0, 1)) {
+      const moved = boxes.map((b) => ({ ...b, x: b.x + mx * b.h, y: b.y + my * b.h }));
+      const t = truthCounts(moved, lines, [], width, height);
+      for (const [name, c] of Object.entries(t.lines)) {
+        const r = (out[name] ??= { in: [c.in, c.in], out: [c.out, c.out] });
+        r.in = [Math.min(r.in[0], c.in), Math.max(r.in[1], c.in)];
+        r.out = [Math.min(r.out[0], c.out), Math.max(r.out[1], c.out)];
+      }
     }
   }
   return out;

@@ -32,7 +32,7 @@ describe('count tolerance (truthRange, errorBeyondRange)', () => {
     // Feet at y = 622: inside the lengthened end (628.3); 10 px lower (0.05 of the height) they pass it.
     const boxes = walker(622);
     assert.deepEqual(truthCounts(boxes, [line], [], W, W).lines.l, { in: 0, out: 1 });
-    const range = truthRange(boxes, [line], W, W, 0.05);
+    const range = truthRange([boxes], [line], W, W, 0.05);
     assert.deepEqual(range.l, { in: [0, 0], out: [0, 1] });
     assert.equal(errorBeyondRange(range, { l: { in: 0, out: 0 } }), 0);
     assert.equal(errorBeyondRange(range, { l: { in: 0, out: 1 } }), 0);
@@ -41,7 +41,7 @@ describe('count tolerance (truthRange, errorBeyondRange)', () => {
 
   it('a clear crossing has one true count whatever the small move', () => {
     const boxes = walker(450);
-    const range = truthRange(boxes, [line], W, W, 0.05);
+    const range = truthRange([boxes], [line], W, W, 0.05);
     assert.deepEqual(range.l, { in: [0, 0], out: [1, 1] });
     assert.equal(errorBeyondRange(range, { l: { in: 0, out: 0 } }), 1);
     assert.equal(errorBeyondRange(range, {}), 1);
@@ -49,7 +49,16 @@ describe('count tolerance (truthRange, errorBeyondRange)', () => {
 
   it('no tolerance is the plain truth', () => {
     const boxes = [...walker(622, 1), ...walker(450, 2)];
-    const range = truthRange(boxes, [line], W, W, 0);
+    const range = truthRange([boxes], [line], W, W, 0);
     assert.deepEqual(range.l, { in: [0, 0], out: [2, 2] });
+  });
+
+  it('a person marked "do not consider" may be counted or not', () => {
+    const considered = walker(450, 1);
+    const ignored = walker(450, 2);
+    const range = truthRange([considered, [...considered, ...ignored]], [line], W, W, 0);
+    assert.deepEqual(range.l, { in: [0, 0], out: [1, 2] });
+    assert.equal(errorBeyondRange(range, { l: { in: 0, out: 2 } }), 0);
+    assert.equal(errorBeyondRange(range, { l: { in: 0, out: 3 } }), 1);
   });
 });
