@@ -1,5 +1,5 @@
 import type { LineCounts } from '../../src/modules/video/counting/rules.js';
-import type { CountRange } from './line-counts.js';
+import type { CountRange, ZoneRange } from './line-counts.js';
 
 export interface LineScore {
   /** Sum of true crossings (both directions) over the lines. */
@@ -76,6 +76,16 @@ export function errorBeyondRange(range: CountRange, got: Record<string, LineCoun
       const [lo, hi] = r[dir];
       e += Math.max(0, lo - v[dir], v[dir] - hi);
     }
+  }
+  return e;
+}
+
+/** sum over zones of how far Vigil's entered and exited lie outside the truth's range (line-counts.ts zoneTruthRange). */
+export function zoneErrorBeyondRange(range: ZoneRange, got: Record<string, { entered: number; exited: number }>): number {
+  let e = 0;
+  for (const [name, r] of Object.entries(range)) {
+    const v = got[name] ?? { entered: 0, exited: 0 };
+    for (const k of ['entered', 'exited'] as const) e += Math.max(0, r[k][0] - v[k], v[k] - r[k][1]);
   }
   return e;
 }

@@ -86,3 +86,19 @@ export function truthRange(readings: MotBox[][], lines: { name: string; points: 
   }
   return out;
 }
+
+/** The least and the most people a zone may be said to have had enter and exit. */
+export type ZoneRange = Record<string, { entered: [number, number]; exited: [number, number] }>;
+
+/** As truthRange, for zones and without moving the points: the range over the readings of the annotation. */
+export function zoneTruthRange(readings: MotBox[][], zones: { name: string; points: NormPoint[] }[], width: number, height: number): ZoneRange {
+  const out: ZoneRange = {};
+  for (const boxes of readings) {
+    for (const [name, c] of Object.entries(truthCounts(boxes, [], zones, width, height).zones)) {
+      const r = (out[name] ??= { entered: [c.entered, c.entered], exited: [c.exited, c.exited] });
+      r.entered = [Math.min(r.entered[0], c.entered), Math.max(r.entered[1], c.entered)];
+      r.exited = [Math.min(r.exited[0], c.exited), Math.max(r.exited[1], c.exited)];
+    }
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { truthCounts, truthRange } from '../../bench/lib/line-counts.js';
-import { errorBeyondRange } from '../../bench/lib/count-metrics.js';
+import { truthCounts, truthRange, zoneTruthRange } from '../../bench/lib/line-counts.js';
+import { errorBeyondRange, zoneErrorBeyondRange } from '../../bench/lib/count-metrics.js';
 import type { MotBox } from '../../bench/lib/mot-metrics.js';
 import type { NormPoint } from '../../src/modules/video/counting/rules.js';
 
@@ -60,5 +60,23 @@ describe('count tolerance (truthRange, errorBeyondRange)', () => {
     assert.deepEqual(range.l, { in: [0, 0], out: [1, 2] });
     assert.equal(errorBeyondRange(range, { l: { in: 0, out: 2 } }), 0);
     assert.equal(errorBeyondRange(range, { l: { in: 0, out: 3 } }), 1);
+  });
+
+  it('a zone entered by a person marked "do not consider" may count them or not', () => {
+    // The zone spans x 450-700: both walkers (x 390 to 590) enter it and are inside when their annotation ends.
+    const zone = {
+      name: 'z',
+      points: [
+        [0.45, 0.3],
+        [0.7, 0.3],
+        [0.7, 0.6],
+        [0.45, 0.6],
+      ] as NormPoint[],
+    };
+    const considered = walker(450, 1);
+    const range = zoneTruthRange([considered, [...considered, ...walker(450, 2)]], [zone], W, W);
+    assert.deepEqual(range.z, { entered: [1, 2], exited: [1, 2] });
+    assert.equal(zoneErrorBeyondRange(range, { z: { entered: 2, exited: 1 } }), 0);
+    assert.equal(zoneErrorBeyondRange(range, { z: { entered: 0, exited: 3 } }), 2);
   });
 });
