@@ -23,6 +23,11 @@
  *   the counting logic alone gets wrong (bench/lib/oracle-detections.ts).
  * --direction W, --match C, --second C, --low S: ByteTrack's direction weight, first- and second-association cost limits and low-score floor.
  * --head-motion 0: a lost track's predicted point moves as its point did, not as its box's top (src/modules/video/counting/track-memory.ts).
+ * Two more line errors beside the strict one (bench/lib/line-counts.ts truthRange): "do-not-consider free" scores only
+ *   counts outside the range between the truth without and with the people the annotators marked "do not consider" (conf 0,
+ *   as MOTA and IDF1 do); "and beyond T h" also widens the range to every annotated point moved by T (--tolerance, default
+ *   0.02) of its box height left, right, up or down: crossings decided by less than any box's precision. The zones'
+ *   "do-not-consider free" error is read the same way.
  * --diagnose: each wrong count put down to its cause (bench/lib/crossing-diagnosis.ts).
  * --jitter-band K: a person's band around lines is at least K times the jitter of their point (src/modules/video/counting/track-memory.ts; 0: off).
  * --app-weight W, --look-min S: colour appearance (src/modules/person/appearance.ts, computed from the decoded frames and
@@ -42,13 +47,13 @@ import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { CameraCounting } from '../src/modules/video/counting/camera-counting.js';
 import { makeLine, makeZone, type LineCounts } from '../src/modules/video/counting/rules.js';
 import { dropIgnored, evaluateMot, readMot, type MotBox } from './lib/mot-metrics.js';
-import { truthCounts } from './lib/line-counts.js';
+import { truthCounts, truthRange, zoneTruthRange } from './lib/line-counts.js';
 import { detectAll, openDetector, type DetectedFrame } from './lib/detection-cache.js';
 import { withAppearance } from './lib/appearance-cache.js';
 import { randomLines, randomZones, type LineSpec, type ZoneSpec } from './lib/random-rules.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
-import { pct, scoreLines, scoreZones } from './lib/count-metrics.js';
+import { errorBeyondRange, pct, scoreLines, scoreZones, zoneErrorBeyondRange } from './lib/count-metrics.js';
 import { machineLine } from './lib/stats.js';
 import { sceneHash } from './lib/scene-hash.js';
 import { diagnose, truthEvents, type CrossEvent } from './lib/crossing-diagnosis.js';
@@ -88,6 +93,7 @@ const { values: opts } = parseArgs({
     'jitter-band': { type: 'string' },
     'head-motion': { type: 'string' },
     second: { type: 'string' },
+    tolerance: { type: 'string', default: '0.02' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -174,6 +180,10 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const gtBoxes = placeBoxes(gt.boxes, place, scene, !opts.amodal);
   const motBoxes = placeBoxes(gt.boxes, place, scene, false);
   const truth = truthCounts(gtBoxes, lines, zones, place.frameW, place.frameH);
+  // The same people with the annotators' "do not consider" boxes (conf 0): counting them is neither required nor wrong.
+  const withIgnored = placeBoxes([...gt.boxes, ...gt.ignore], place, scene, !opts.amodal);
+  const considered = truthRange([gtBoxes, withIgnored], lines, place.frameW, place.frameH, 0);
+  const range = truthRange([gtBoxes, withIgnored], lines, place.frameW, place.frameH, Number(opts.tolerance));
   const noise = { jitter: Number(opts.jitter), dropout: Number(opts.dropout) };
   const input =
     opts.oracle === 'det-ids'
@@ -185,12 +195,15 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const v = runVigil(input, lines, zones, place.frameW);
   const trackMs = (performance.now() - t0) / Math.ceil(frames.length / step);
   const L = scoreLines(truth.lines, v.lineCounts);
+  const dnc = errorBeyondRange(considered, v.lineCounts);
+  const zoneDnc = zoneErrorBeyondRange(zoneTruthRange([gtBoxes, withIgnored], zones, place.frameW, place.frameH), v.zoneCounts);
+  const beyond = errorBeyondRange(range, v.lineCounts);
   const Z = scoreZones(truth.zones, v.zoneCounts);
   // MOT scores over the frames the tracker saw (all of them unless --step).
   const seen = (b: MotBox) => (b.frame - 1) % step === 0;
   const mot = evaluateMot(motBoxes.filter(seen), dropIgnored(v.hyp, placeBoxes(gt.ignore, place, scene, false).filter(seen)));
   rows.push(
-    `| ${scene.name} (${scene.split}) | ${nLines} / ${L.linesCrossed} | ${L.truth} | ${L.absError} | **${pct(L.absError, L.truth)}** | ${pct(L.extra, L.truth)} (${L.extra}) | ${L.phantom} | ${(100 * L.p90LineError).toFixed(0)}% | ${(100 * L.worstDecile).toFixed(0)}% | ${Z.truth} | ${pct(Z.absError, Z.truth)} |`,
+    `| ${scene.name} (${scene.split}) | ${nLines} / ${L.linesCrossed} | ${L.truth} | ${L.absError} | **${pct(L.absError, L.truth)}** | ${pct(dnc, L.truth)} (${dnc}) | ${pct(beyond, L.truth)} (${beyond}) | ${pct(L.extra, L.truth)} (${L.extra}) | ${L.phantom} | ${(100 * L.p90LineError).toFixed(0)}% | ${(100 * L.worstDecile).toFixed(0)}% | ${Z.truth} | ${pct(Z.absError, Z.truth)} | ${pct(zoneDnc, Z.truth)} |`,
   );
   motRows.push(
     `| ${scene.name} | ${frames.length} | ${mot.mota.toFixed(3)} | ${mot.idf1.toFixed(3)} | ${mot.precision.toFixed(3)} | ${mot.recall.toFixed(3)} | ${mot.idsw} | ${mot.gtIds} / ${mot.hypIds} | ${msPerFrame === null ? 'cached' : msPerFrame.toFixed(0)} | ${trackMs.toFixed(2)} |`,
@@ -217,8 +230,10 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
     }
   }
 }
-console.log('| scene | lines / crossed | true crossings | abs. error | line error | extra counts | on uncrossed | p90 line | worst decile | zone truth | zone error |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log(
+  `| scene | lines / crossed | true crossings | abs. error | line error | do-not-consider free | and beyond ${opts.tolerance} h | extra counts | on uncrossed | p90 line | worst decile | zone truth | zone error | zone, do-not-consider free |`,
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');
 console.log('| scene | frames | MOTA | IDF1 | precision | recall | ID sw | ids gt / Vigil | detect ms/frame | track+count ms/frame |');

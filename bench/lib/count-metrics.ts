@@ -1,4 +1,5 @@
 import type { LineCounts } from '../../src/modules/video/counting/rules.js';
+import type { CountRange, ZoneRange } from './line-counts.js';
 
 export interface LineScore {
   /** Sum of true crossings (both directions) over the lines. */
@@ -65,3 +66,26 @@ export function scoreZones(truth: Record<string, { entered: number; exited: numb
 }
 
 export const pct = (a: number, b: number): string => (b > 0 ? `${((100 * a) / b).toFixed(1)}%` : '-');
+
+/** sum over lines and directions of how far Vigil's count lies outside the truth's range (line-counts.ts truthRange). */
+export function errorBeyondRange(range: CountRange, got: Record<string, LineCounts>): number {
+  let e = 0;
+  for (const [name, r] of Object.entries(range)) {
+    const v = got[name] ?? { in: 0, out: 0 };
+    for (const dir of ['in', 'out'] as const) {
+      const [lo, hi] = r[dir];
+      e += Math.max(0, lo - v[dir], v[dir] - hi);
+    }
+  }
+  return e;
+}
+
+/** sum over zones of how far Vigil's entered and exited lie outside the truth's range (line-counts.ts zoneTruthRange). */
+export function zoneErrorBeyondRange(range: ZoneRange, got: Record<string, { entered: number; exited: number }>): number {
+  let e = 0;
+  for (const [name, r] of Object.entries(range)) {
+    const v = got[name] ?? { entered: 0, exited: 0 };
+    for (const k of ['entered', 'exited'] as const) e += Math.max(0, r[k][0] - v[k], v[k] - r[k][1]);
+  }
+  return e;
+}

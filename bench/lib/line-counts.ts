@@ -50,3 +50,55 @@ export function truthCounts(boxes: MotBox[], lines: { name: string; points: [Nor
     zones: Object.fromEntries(zc.map((z) => [z.name, z.n])),
   };
 }
+
+/** How many crossings a line direction may be said to have: the least and the most over the readings of the truth. */
+export type CountRange = Record<string, { in: [number, number]; out: [number, number] }>;
+
+/**
+ * The range of true counts per line and direction over several readings of the annotation
+ * (`readings`: box sets, e.g. with and without the "do not consider" people) and, for each,
+ * every annotated person's point moved by `shift` of their box height left, right, up and
+ * down (as well as not moved). A person whose path ends within a few pixels of a segment's
+ * end, or who goes just past the band and back, crosses or not by an amount smaller than the
+ * annotators' own box precision and any detector's box noise; a person the annotators marked
+ * "do not consider" (MOTChallenge conf 0: far away or half hidden) may be counted or not.
+ * A count anywhere in the range is as right as the annotation can tell.
+ */
+export function truthRange(readings: MotBox[][], lines: { name: string; points: [NormPoint, NormPoint] }[], width: number, height: number, shift: number): CountRange {
+  const moves: [number, number][] = [
+    [0, 0],
+    [shift, 0],
+    [-shift, 0],
+    [0, shift],
+    [0, -shift],
+  ];
+  const out: CountRange = {};
+  for (const boxes of readings) {
+    for (const [mx, my] of shift > 0 ? moves : moves.slice(0, 1)) {
+      const moved = boxes.map((b) => ({ ...b, x: b.x + mx * b.h, y: b.y + my * b.h }));
+      const t = truthCounts(moved, lines, [], width, height);
+      for (const [name, c] of Object.entries(t.lines)) {
+        const r = (out[name] ??= { in: [c.in, c.in], out: [c.out, c.out] });
+        r.in = [Math.min(r.in[0], c.in), Math.max(r.in[1], c.in)];
+        r.out = [Math.min(r.out[0], c.out), Math.max(r.out[1], c.out)];
+      }
+    }
+  }
+  return out;
+}
+
+/** The least and the most people a zone may be said to have had enter and exit. */
+export type ZoneRange = Record<string, { entered: [number, number]; exited: [number, number] }>;
+
+/** As truthRange, for zones and without moving the points: the range over the readings of the annotation. */
+export function zoneTruthRange(readings: MotBox[][], zones: { name: string; points: NormPoint[] }[], width: number, height: number): ZoneRange {
+  const out: ZoneRange = {};
+  for (const boxes of readings) {
+    for (const [name, c] of Object.entries(truthCounts(boxes, [], zones, width, height).zones)) {
+      const r = (out[name] ??= { entered: [c.entered, c.entered], exited: [c.exited, c.exited] });
+      r.entered = [Math.min(r.entered[0], c.entered), Math.max(r.entered[1], c.entered)];
+      r.exited = [Math.min(r.exited[0], c.exited), Math.max(r.exited[1], c.exited)];
+    }
+  }
+  return out;
+}
