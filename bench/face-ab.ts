@@ -15,9 +15,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import sharp from 'sharp';
-import { Agent, request } from 'undici';
 import { buildCheckout, buildRevision, cpuMs, ROOT, startBuild } from './lib/ab-builds.js';
-import { multipart, type Part } from '../test/helpers/multipart.js';
+import { MultipartPoster, type Part } from './lib/multipart-post.js';
 import { fmt, machineLine, summarize } from './lib/stats.js';
 
 const arg = (name: string) => {
@@ -38,15 +37,11 @@ if (!BASE) {
   process.exit(2);
 }
 
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+const poster = new MultipartPoster();
 async function post(base: string, path: string, parts: Part[]): Promise<number> {
-  const { payload, headers } = multipart(parts);
-  const t0 = performance.now();
-  const res = await request(`${base}/api/v1${path}`, { method: 'POST', body: payload, headers, dispatcher: agent });
-  const body = await res.body.text();
-  const ms = performance.now() - t0;
-  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${body}`);
-  return ms;
+  const res = await poster.post(`${base}/api/v1${path}`, parts);
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body}`);
+  return res.ms;
 }
 
 async function main() {
@@ -104,7 +99,7 @@ async function main() {
   } finally {
     for (const b of builds) b.daemon.proc.kill('SIGTERM');
     await Promise.all(builds.map((b) => b.daemon.exited));
-    await agent.close();
+    await poster.close();
   }
 }
 

@@ -10,11 +10,15 @@
  * too: on a loaded box a floor measured before or after the requests sees another load and
  * makes the ratio noise. The rewritten models are also timed as shipped, at the end. A
  * third daemon, interleaved too, runs /detect with face.enable_demographics false: the
- * pipeline the face issue set its targets for.
+ * pipeline the face issue set its targets for. Each request's multipart body is encoded before
+ * its clock starts and sent over a keep-alive connection (bench/lib/multipart-post.ts), so the
+ * client's own work is not counted as the daemon's; the same upload to a bare fastify route
+ * (bench/bare-fastify.ts), timed in the same blocks, gives the HTTP floor: the last ratio is
+ * against the raw-model floor plus that.
  *
  *   node --import tsx bench/face.ts [--n 40]
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +27,7 @@ import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { packageRoot } from '../src/core/package-root.js';
 import { rewriteForCpu } from '../src/runtime/cpu-graph-rewrite.js';
+import { MultipartPoster, type Part } from './lib/multipart-post.js';
 import { fmt, machineLine, row, summarize, timeIt, type Summary } from './lib/stats.js';
 
 const ROOT = packageRoot();
@@ -76,23 +81,14 @@ interface Sample {
   stages: Record<string, number>;
 }
 
-async function post(url: string, files: Record<string, Buffer>): Promise<Sample> {
-  const form = new FormData();
-  for (const [name, buf] of Object.entries(files)) form.append(name, new Blob([new Uint8Array(buf)], { type: 'image/jpeg' }), `${name}.jpg`);
-  const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', body: form });
-  const body = await res.arrayBuffer();
-  const ms = performance.now() - t0;
-  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${Buffer.from(body).toString()}`);
-  const stages: Record<string, number> = {};
-  for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
-    const m = /^\s*(\w+);dur=([\d.]+)/.exec(part);
-    if (m) stages[m[1]!] = Number(m[2]);
-  }
-  return { ms, stages };
+const poster = new MultipartPoster();
+async function post(url: string, parts: Part[]): Promise<Sample> {
+  const res = await poster.post(url, parts);
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body}`);
+  return { ms: res.ms, stages: res.stages };
 }
 
-async function samples(url: string, files: Record<string, Buffer>, concurrency: number, n: number): Promise<Sample[]> {
+async function samples(url: string, files: Part[], concurrency: number, n: number): Promise<Sample[]> {
   const out: Sample[] = [];
   let left = n;
   await Promise.all(
@@ -139,10 +135,15 @@ async function floorBlock(floor: RawFloor, n: number): Promise<void> {
   }
 }
 
-/** N samples from each daemon, in alternating blocks (and a raw-model block after each round); each one's wall time is summed over its own blocks. */
-async function interleaved(urls: string[], files: Record<string, Buffer>, concurrency: number, floor: RawFloor) {
-  for (const url of urls) for (let i = 0; i < 3; i++) await post(url, files);
+/**
+ * N samples from each daemon, in alternating blocks, and after each round a raw-model block and
+ * a block of the same upload to a bare fastify route (the HTTP floor); each daemon's wall time
+ * is summed over its own blocks.
+ */
+async function interleaved(urls: string[], files: Part[], concurrency: number, floor: RawFloor, bareUpload: string) {
+  for (const url of [...urls, bareUpload]) for (let i = 0; i < 3; i++) await post(url, files);
   const out = urls.map(() => ({ samples: [] as Sample[], wall: 0 }));
+  const http: number[] = [];
   for (let done = 0; done < N; done += BLOCK) {
     for (const [i, url] of urls.entries()) {
       const t0 = performance.now();
@@ -150,8 +151,24 @@ async function interleaved(urls: string[], files: Record<string, Buffer>, concur
       out[i]!.wall += performance.now() - t0;
     }
     await floorBlock(floor, Math.min(BLOCK, N - done));
+    http.push(...(await samples(bareUpload, files, 1, Math.min(BLOCK, N - done))).map((x) => x.ms));
   }
-  return out;
+  return { out, http };
+}
+
+/** bench/bare-fastify.ts as a child process: its POST /upload reads the multipart file as Vigil's routes do. */
+async function startBareFastify(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'bare-fastify.ts'), String(await freePort())], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((res, rej) => {
+    let seen = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      const m = /LISTENING (\S+)/.exec(seen);
+      if (m) res(`${m[1]}/upload`);
+    });
+    child.once('exit', (code) => rej(new Error(`bare fastify exited (${code})`)));
+  });
+  return { url, child };
 }
 
 /** session.run alone on the graph the daemon's CPU sessions get (cpu-graph-rewrite.ts), or on the file as shipped. */
@@ -195,12 +212,14 @@ async function main() {
   console.log(
     `daemons: defaults (scrfd_500m, faceplugin_512d, passive liveness, quality and demographics on), CPU provider; the default inference pool vs server.inference_workers 1, and the pool with face.enable_demographics false (/detect; /verify never runs demographics); n=${N} per row, interleaved in blocks of ${BLOCK}\n`,
   );
-  const cases: [string, string, Record<string, Buffer>][] = [
-    ['/detect one face 640x480', '/detect', { image: one }],
-    ['/detect six faces 710x473', '/detect', { image: six }],
-    ['/verify two 640x480 one-face', '/verify', { image1: one, image2: one2 }],
+  const jpeg = (name: string, file: Buffer): Part => ({ name, file, filename: `${name}.jpg`, contentType: 'image/jpeg' });
+  const cases: [string, string, Part[]][] = [
+    ['/detect one face 640x480', '/detect', [jpeg('image', one)]],
+    ['/detect six faces 710x473', '/detect', [jpeg('image', six)]],
+    ['/verify two 640x480 one-face', '/verify', [jpeg('image1', one), jpeg('image2', one2)]],
   ];
-  const results: { label: string; s: Summary; stages: Record<string, number>; vsOne: number }[] = [];
+  const results: { label: string; s: Summary; stages: Record<string, number>; vsOne: number; http: number }[] = [];
+  const bare = await startBareFastify();
   const floor = await openFloor([
     ['det', 'face_det_scrfd_500m_kps.onnx', [1, 3, 480, 640]],
     ['rec', 'face_rec_faceplugin_512d.onnx', [1, 3, 112, 112]],
@@ -212,11 +231,12 @@ async function main() {
     for (const [label, path, files] of cases) {
       for (const c of [1, 4]) {
         const daemonsHere = path === '/verify' ? started.slice(0, 2) : started;
-        const measured = await interleaved(
+        const { out: measured, http } = await interleaved(
           daemonsHere.map((d) => d.base + path),
           files,
           c,
           floor,
+          bare.url,
         );
         const single = measured[1]!;
         for (const [i, r] of measured.entries()) {
@@ -224,7 +244,7 @@ async function main() {
           const s = summarize(r.samples.map((x) => x.ms));
           const rate = ((r.samples.length / r.wall) * 1000).toFixed(1);
           const vsOne = s.p50 / summarize(single.samples.map((x) => x.ms)).p50;
-          results.push({ label: `${label}, ${c === 1 ? 'sequential' : '4 concurrent'}, ${started[i]!.name} (${rate} req/s)`, s, stages, vsOne });
+          results.push({ label: `${label}, ${c === 1 ? 'sequential' : '4 concurrent'}, ${started[i]!.name} (${rate} req/s)`, s, stages, vsOne, http: median(http) });
         }
       }
     }
@@ -232,7 +252,9 @@ async function main() {
     // Both exit promises before either kill: a child that exits first must not be missed.
     const exited = started.map((d) => new Promise((r) => d.child.once('exit', r)));
     for (const d of started) d.child.kill('SIGTERM');
+    bare.child.kill('SIGTERM');
     await Promise.all(exited);
+    await poster.close();
     for (const d of started) rmSync(d.dataDir, { recursive: true, force: true });
   }
 
@@ -251,12 +273,13 @@ async function main() {
   const perFace = perFaceBare + attr.p50;
   const floorDetect = det.p50 + perFace;
   const floorVerify = 2 * (det.p50 + perFaceBare);
-  console.log('| request | n | p50 ms | p95 ms | x 1 worker | x raw-model floor | ' + STAGES.map((k) => `${k} p50`).join(' | ') + ' |');
-  console.log('|---|---|---|---|---|---|' + STAGES.map(() => '---').join('|') + '|');
+  console.log('| request | n | p50 ms | p95 ms | x 1 worker | x raw-model floor | bare HTTP ms | x floor + bare HTTP | ' + STAGES.map((k) => `${k} p50`).join(' | ') + ' |');
+  console.log('|---|---|---|---|---|---|---|---|' + STAGES.map(() => '---').join('|') + '|');
   for (const r of results) {
     const faceCost = r.label.includes('demographics off') ? perFaceBare : perFace;
     const floor = r.label.startsWith('/verify') ? floorVerify : det.p50 + (r.label.includes('six') ? 6 : 1) * faceCost;
-    console.log(row(r.label, r.s, `${r.vsOne.toFixed(2)} | ${(r.s.p50 / floor).toFixed(2)} | ${STAGES.map((k) => fmt(r.stages[k]!)).join(' | ')}`));
+    const ratios = `${(r.s.p50 / floor).toFixed(2)} | ${fmt(r.http)} | ${(r.s.p50 / (floor + r.http)).toFixed(2)}`;
+    console.log(row(r.label, r.s, `${r.vsOne.toFixed(2)} | ${ratios} | ${STAGES.map((k) => fmt(r.stages[k]!)).join(' | ')}`));
   }
   console.log(
     "\nBaseline, same run: raw onnxruntime session.run (CPU, main thread, onnxruntime's default threads, random input in [-1, 1]) of the graph the daemon's CPU sessions get, in blocks between the daemons' blocks; last column: the file as shipped, before cpu-graph-rewrite.ts (timed after the requests)\n",

@@ -1,5 +1,6 @@
 import type { RgbImage } from '../../core/image-decode.js';
-import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
+import { fillImageTensor, imageFeedSize, type ImageFeed } from '../../runtime/image-feed.js';
+import type { WorkerModel } from '../../runtime/inference-worker.js';
 import { FaceLandmarker } from '../liveness/face-landmarker.js';
 import { MIN_PRESENCE } from '../liveness/face-measurer.js';
 import type { TensorLayout } from './detector-input.js';
@@ -61,20 +62,19 @@ export const EMBEDDING_SPACES: Record<string, EmbeddingSpace> = {
   face_rec_dlib_resnet_128d: { name: 'face_rec_dlib_resnet_128d+euclidean-lift', toUnit: (v) => liftDescriptor(v), lifted: true },
 };
 
-/** NCHW float32 tensor data of an RGB image under a layout. */
+/**
+ * A face crop as a model's image input: its bytes go to the inference worker, which fills the
+ * float tensor there (image-feed.ts) rather than on the event loop between the detector's answer
+ * and the face's model runs.
+ */
+export function cropFeed(name: string, img: RgbImage, layout: TensorLayout): ImageFeed {
+  return { name, rgb: img.data, width: img.width, height: img.height, dims: [1, 3, img.height, img.width], offsetX: 0, offsetY: 0, ...layout };
+}
+
+/** NCHW float32 tensor data of an RGB image under a layout (the worker's fill, here). */
 export function imageTensorData(img: RgbImage, layout: TensorLayout): Float32Array {
-  const plane = img.width * img.height;
-  const out = new Float32Array(3 * plane);
-  const c0 = layout.order === 'rgb' ? 0 : 2;
-  const c2 = 2 - c0;
-  const inv = 1 / layout.std;
-  const { data } = img;
-  for (let i = 0, p = 0; i < plane; i++, p += 3) {
-    out[i] = (data[p + c0]! - layout.mean) * inv;
-    out[i + plane] = (data[p + 1]! - layout.mean) * inv;
-    out[i + 2 * plane] = (data[p + c2]! - layout.mean) * inv;
-  }
-  return out;
+  const feed = cropFeed('input', img, layout);
+  return fillImageTensor(feed, new Float32Array(imageFeedSize(feed)));
 }
 
 export function l2normalize(v: Float32Array): Float32Array {
@@ -136,7 +136,8 @@ export class FaceRecognizer {
 
   async embed(aligned: RgbImage): Promise<Float32Array> {
     const m = this.model;
-    const out = await m.run([floatFeed(m.inputNames[0]!, imageTensorData(aligned, this.layout), [1, 3, aligned.height, aligned.width])]);
+    // Copied, not handed over: quality reads the same aligned crop.
+    const out = await m.runImage(cropFeed(m.inputNames[0]!, aligned, this.layout), false);
     return this.space.toUnit(out[m.outputNames[0]!]!.data as Float32Array);
   }
 }

@@ -1,8 +1,8 @@
 import type { RgbImage } from '../../core/image-decode.js';
-import { floatFeed, type WorkerModel } from '../../runtime/inference-worker.js';
+import type { WorkerModel } from '../../runtime/inference-worker.js';
 import { cropResize } from './face-align.js';
 import type { Box } from './face-geometry.js';
-import { imageTensorData } from './face-recognizer.js';
+import { cropFeed } from './face-recognizer.js';
 
 /** MiniFASNet input: BGR, raw 0..255 (minivision's ToTensor does not divide by 255). */
 const LAYOUT = { order: 'bgr', mean: 0, std: 1 } as const;
@@ -73,7 +73,8 @@ export class PassiveLiveness {
       this.models.map(({ model, scale }) => {
         const [x1, y1, x2, y2] = livenessCropBox(img.width, img.height, box, scale);
         const crop = cropResize(img, x1, y1, x2, y2, INPUT, INPUT);
-        return model.run([floatFeed(model.inputNames[0]!, imageTensorData(crop, LAYOUT), [1, 3, INPUT, INPUT])]).then((out) => out[model.outputNames[0]!]!);
+        // The crop is this model's alone: its bytes are handed over, not copied.
+        return model.runImage(cropFeed(model.inputNames[0]!, crop, LAYOUT), true).then((out) => out[model.outputNames[0]!]!);
       }),
     );
     for (const out of outs) softmax(out.data as Float32Array).forEach((p, i) => (sum[i] = (sum[i] ?? 0) + p));
