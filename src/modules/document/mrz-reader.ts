@@ -230,10 +230,15 @@ export class MrzReader {
     if (reads.length < 2) return undefined;
     let best: MrzReading | undefined;
     const sets = zoneRowSets(reads, nearestLength(reads) === 30);
-    for (const [k, set] of sets.entries()) {
-      // The first two sets are weighed against each other; a later one only when they failed.
-      if (k >= 2 && best?.parsed.result.check_digits_valid) break;
-      const reading = await this.parseSet(img, source, set, td1Tail && set.length === 3);
+    const parse = (set: RowRead[]) => this.parseSet(img, source, set, td1Tail && set.length === 3);
+    // The first two sets are weighed against each other, so both are always read: at once, so
+    // that one set's second look fills the worker the other's leaves idle (the crops they share
+    // are read once, see LineReadCache). A later set is read only when they failed.
+    const firstTwo = await Promise.all(sets.slice(0, 2).map(parse));
+    for (const reading of firstTwo) if (reading && (!best || score(reading) > score(best))) best = reading;
+    for (const set of sets.slice(2)) {
+      if (best?.parsed.result.check_digits_valid) break;
+      const reading = await parse(set);
       if (reading && (!best || score(reading) > score(best))) best = reading;
     }
     // A two-row zone read 36 wide whose composite check alone fails may be a 44-character
