@@ -22,8 +22,6 @@ import { OcrEngine, workingCopy } from '../src/modules/document/ocr-engine.js';
 import { MrzReader } from '../src/modules/document/mrz-reader.js';
 import { loadDictionary, OCR_MODELS } from '../src/modules/document/plugin.js';
 import { loadOpenCv } from '../src/modules/document/opencv.js';
-import { findOutline, rectify } from '../src/modules/document/document-outline.js';
-import { mrzFastDetSide } from '../src/modules/document/document-service.js';
 import { REC_HEIGHT } from '../src/modules/document/text-recognizer.js';
 import type { VigilContext } from '../src/core/context.js';
 
@@ -70,8 +68,7 @@ const measure = async (label: string, fn: () => Promise<unknown>, inProcess = tr
 };
 await measure('decode only (sharp, EXIF, RGB)', () => decodeImage(nextImage(), { field: 'image', maxPixels: 40e6 }));
 // Raw-model floor: the least model work an MRZ reading needs, on the app's own loaded models:
-// one detector pass as /mrz's first pass makes it (on the flattened document outline when one is
-// found, at mrzFastDetSide: 640 there, 736 on a page without one), the 0/180 direction classifier on
+// one detector pass at the first /mrz pass's input size (736), the 0/180 direction classifier on
 // the page's five longest lines (a page's orientation is not known before it runs: /mrz and /scan
 // run it on every page, and an upside-down zone is unreadable without it), and one recogniser
 // run per zone row. Everything /mrz adds on top (outline, more passes, alignment, repair, the
@@ -79,28 +76,20 @@ await measure('decode only (sharp, EXIF, RGB)', () => decodeImage(nextImage(), {
 const vigil = (app as unknown as { vigil: VigilContext }).vigil;
 const dictionary = await loadDictionary(vigil.models, vigil.config.document.models_dir);
 const cls = vigil.models.tryGet(OCR_MODELS.cls)?.runner;
-const cv = await loadOpenCv();
-const engine = new OcrEngine(cv, { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner, ...(cls ? { cls } : {}) }, dictionary);
-// Per image: its working copy, the page /mrz's first pass detects on (the flattened outline, when
-// found) and at what side, and the rows the reader would take for its zone (none when the
+const engine = new OcrEngine(await loadOpenCv(), { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner, ...(cls ? { cls } : {}) }, dictionary);
+// Per image: its working copy and the rows the reader would take for its zone (none when the
 // detector finds no block: the floor is then the detector pass alone).
 const floors = await Promise.all(
   images.map(async (bytes) => {
     const { image: working } = await workingCopy(await decodeImage(bytes, { field: 'image', maxPixels: 40e6 }));
-    const outline = await findOutline(cv, working);
-    const page = outline ? rectify(cv, working, outline.quad).image : working;
-    const side = mrzFastDetSide(outline !== undefined);
-    return { working, page, side, zone: new MrzReader(engine).likelyZone(await engine.upright(page, side)) };
+    return { working, zone: new MrzReader(engine).likelyZone(await engine.upright(working, 736)) };
   }),
 );
-const floor = await measure(
-  `raw-model floor, MRZ: detector at /mrz's first-pass side (640 on a flattened outline, else 736)${cls ? ' + direction classifier' : ''} + recogniser on the MRZ rows`,
-  async () => {
-    const { page: flat, side, zone } = floors[turn++ % floors.length]!;
-    const page = await engine.upright(flat, side);
-    await engine.readQuads(page.image, zone, { height: REC_HEIGHT, stretch: 1.15, interpolation: 'cubic' });
-  },
-);
+const floor = await measure(`raw-model floor, MRZ: detector at 736${cls ? ' + direction classifier' : ''} + recogniser on the MRZ rows`, async () => {
+  const { working, zone } = floors[turn++ % floors.length]!;
+  const page = await engine.upright(working, 736);
+  await engine.readQuads(page.image, zone, { height: REC_HEIGHT, stretch: 1.15, interpolation: 'cubic' });
+});
 // The page floor, for /ocr and /scan: one detector pass at 960, the direction classifier and one
 // recogniser run per detected box, the least model work reading the whole page needs (no
 // portrait, no MRZ passes).

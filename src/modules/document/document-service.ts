@@ -37,17 +37,8 @@ export interface ScanOutcome {
   has_face: boolean;
 }
 
-/**
- * Detector input side of the first /mrz pass (the full pass uses DET_MAX_SIDE, 960): 736 on a
- * page the document may fill only part of, 640 on a flattened document outline. That page is
- * the document and nothing else, so its MRZ characters have a known share of it (about a 36th
- * of a passport page's height, a 23rd of a card's): 12 pixels or more at 640, which the
- * detector finds as surely as at 736, for about 75% of its cost (the pass's one model run
- * that nothing else overlaps: 70 against 99 ms on two threads).
- */
-export function mrzFastDetSide(outlineFound: boolean): number {
-  return outlineFound ? 640 : 736;
-}
+/** Detector input side of the first /mrz pass (the full pass uses DET_MAX_SIDE, 960). */
+const MRZ_FAST_DET_SIDE = 736;
 /**
  * Side of the tiles the last /mrz pass detects on, in working-copy pixels: the detector's
  * own input side, so a tile is detected at its full resolution where the whole page can
@@ -135,7 +126,7 @@ export class DocumentService {
     // A first pass with a smaller detector input finds most zones (MRZ rows are the
     // page's largest text) at about 60% of the detector's cost; the full pass follows if not.
     const w = await this.working(img, true);
-    const quick = await this.prepare(w, true, mrzFastDetSide(w.flat !== undefined));
+    const quick = await this.prepare(w, true, MRZ_FAST_DET_SIDE);
     const fast = await this.mrzReader.read(quick.page, quick.source);
     let reading = fast;
     if (!fast?.parsed.result.check_digits_valid) {
