@@ -10,7 +10,8 @@ import type { LineRead } from './ocr-engine.js';
  * candidate row sets share rows that each set's tight pass reads (on generated documents, 7.6%
  * of the recogniser's input columns, most of it on the slowest documents). The reads are
  * deterministic, so a cached read is the read. Entries live as long as their image: the page
- * and the upload are a request's own objects, dropped with it.
+ * and the upload are a request's own objects, dropped with it (a request's crops, a few MB, are
+ * held until then rather than dropped after their read).
  */
 export class LineReadCache {
   private readonly byImage = new WeakMap<RgbImage, Map<string, Promise<LineRead>>>();
