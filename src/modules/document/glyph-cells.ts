@@ -44,54 +44,100 @@ export function cellAt(g: RowGeometry, k: number): { cx: number; pitch: number; 
   return { cx: g.a + g.b * k + g.c * k * k, pitch: g.b + 2 * g.c * k, top: g.top0 + g.top1 * k };
 }
 
-function bilinear(p: InkPlane, x: number, y: number): number {
-  const xc = Math.min(p.width - 1.001, Math.max(0, x));
-  const yc = Math.min(p.height - 1.001, Math.max(0, y));
-  const xi = Math.floor(xc);
-  const yi = Math.floor(yc);
-  const fx = xc - xi;
-  const fy = yc - yi;
-  const i = yi * p.width + xi;
-  const a = p.data[i]!;
-  const b = p.data[i + 1]!;
-  const c = p.data[i + p.width]!;
-  const d = p.data[i + p.width + 1]!;
-  return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy;
+/** Scratch for sampleCell: each grid column's pixel column and interpolation weight (two sets for fine cells). */
+const colX = new Int32Array(2 * GRID_W);
+const colF = new Float64Array(2 * GRID_W);
+
+/**
+ * The clamped sample columns of one cell, as bilinear sampling takes them: x clamped to
+ * [0, width - 1.001], its whole pixel and its fraction, into colX / colF at `at`.
+ */
+function sampleColumns(width: number, left: number, sx: number, offset: number, at: number): void {
+  for (let gx = 0; gx < GRID_W; gx++) {
+    const xc = Math.min(width - 1.001, Math.max(0, left + (gx + offset) * sx));
+    const xi = Math.floor(xc);
+    colX[at + gx] = xi;
+    colF[at + gx] = xc - xi;
+  }
 }
+
+/**
+ * One grid row of bilinear samples at height y into `out` (row gy), at the columns in
+ * colX / colF: bilinear interpolation of the four pixels round each sample.
+ */
+function sampleRow(p: InkPlane, y: number, out: Float32Array, gy: number): void {
+  const yc = Math.min(p.height - 1.001, Math.max(0, y));
+  const yi = Math.floor(yc);
+  const fy = yc - yi;
+  const data = p.data;
+  const w = p.width;
+  const row = yi * w;
+  for (let gx = 0; gx < GRID_W; gx++) {
+    const fx = colF[gx]!;
+    const i = row + colX[gx]!;
+    const v = (data[i]! * (1 - fx) + data[i + 1]! * fx) * (1 - fy) + (data[i + w]! * (1 - fx) + data[i + w + 1]! * fx) * fy;
+    out[gy * GRID_W + gx] = v;
+  }
+}
+
+/** A cell sampled, scored and dropped before the next is sampled (most cells): no array a cell to collect. */
+const scratch = new Float32Array(GRID_W * GRID_H);
+
+/** A fine cell's four samples per grid cell, summed in double before the cell is stored as float32. */
+const fineSum = new Float64Array(GRID_W * GRID_H);
 
 /**
  * The cell of position k on the template grid (zero-mean, unit norm), shifted by (dx, dy)
  * pixels. `fine` averages four samples a grid cell (for classifying); one (for searching
- * the geometry) costs a quarter.
+ * the geometry) costs a quarter. Written into `out` when given (a scratch cell the caller
+ * uses before it samples the next), else into a new array. The columns' interpolation
+ * weights are worked out once a cell rather than once a sample (the stage runs on the main
+ * thread, about 2,500 cells a zone).
  */
-export function sampleCell(p: InkPlane, g: RowGeometry, k: number, dx = 0, dy = 0, fine = false): Float32Array {
+export function sampleCell(p: InkPlane, g: RowGeometry, k: number, dx = 0, dy = 0, fine = false, out = new Float32Array(GRID_W * GRID_H)): Float32Array {
   const { cx, pitch, top } = cellAt(g, k);
-  const out = new Float32Array(GRID_W * GRID_H);
   const left = cx - pitch / 2 + dx;
   const sy = g.cap / GRID_CAP;
   const y0 = top - GRID_MARGIN * sy + dy;
   const sx = pitch / GRID_W;
-  if (fine)
-    for (let gy = 0; gy < GRID_H; gy++)
-      for (let gx = 0; gx < GRID_W; gx++) {
-        // Unrolled (no array per grid cell), in the order the four samples were always summed.
-        const ya = y0 + (gy + 0.25) * sy;
-        const yb = y0 + (gy + 0.75) * sy;
-        const xa = left + (gx + 0.25) * sx;
-        const xb = left + (gx + 0.75) * sx;
-        let s = 0;
-        s += bilinear(p, xa, ya);
-        s += bilinear(p, xb, ya);
-        s += bilinear(p, xa, yb);
-        s += bilinear(p, xb, yb);
-        out[gy * GRID_W + gx] = s;
-      }
-  else
+  if (fine) {
+    // The four samples of a grid cell added in the order they were always summed: (xa, ya),
+    // (xb, ya), (xa, yb), (xb, yb), starting from 0.
+    fineSum.fill(0);
+    sampleColumns(p.width, left, sx, 0.25, 0);
+    sampleColumns(p.width, left, sx, 0.75, GRID_W);
     for (let gy = 0; gy < GRID_H; gy++) {
-      const y = y0 + (gy + 0.5) * sy;
-      for (let gx = 0; gx < GRID_W; gx++) out[gy * GRID_W + gx] = bilinear(p, left + (gx + 0.5) * sx, y);
+      const ya = y0 + (gy + 0.25) * sy;
+      const yb = y0 + (gy + 0.75) * sy;
+      addInterleaved(p, ya, fineSum, gy);
+      addInterleaved(p, yb, fineSum, gy);
     }
+    for (let i = 0; i < out.length; i++) out[i] = fineSum[i]!;
+  } else {
+    sampleColumns(p.width, left, sx, 0.5, 0);
+    for (let gy = 0; gy < GRID_H; gy++) sampleRow(p, y0 + (gy + 0.5) * sy, out, gy);
+  }
   return normalise(out);
+}
+
+/** One height's two samples per grid cell of a fine cell (columns xa then xb) added into `sum`. */
+function addInterleaved(p: InkPlane, y: number, sum: Float64Array, gy: number): void {
+  const yc = Math.min(p.height - 1.001, Math.max(0, y));
+  const yi = Math.floor(yc);
+  const fy = yc - yi;
+  const data = p.data;
+  const w = p.width;
+  const row = yi * w;
+  for (let gx = 0; gx < GRID_W; gx++) {
+    const fa = colF[gx]!;
+    const a = row + colX[gx]!;
+    const fb = colF[GRID_W + gx]!;
+    const b = row + colX[GRID_W + gx]!;
+    let s = sum[gy * GRID_W + gx]!;
+    s += (data[a]! * (1 - fa) + data[a + 1]! * fa) * (1 - fy) + (data[a + w]! * (1 - fa) + data[a + w + 1]! * fa) * fy;
+    s += (data[b]! * (1 - fb) + data[b + 1]! * fb) * (1 - fy) + (data[b + w]! * (1 - fb) + data[b + w + 1]! * fb) * fy;
+    sum[gy * GRID_W + gx] = s;
+  }
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -139,7 +185,7 @@ function anchorBest(p: InkPlane, t: GlyphTemplates, a: Anchor, pitch: number, to
   const g: RowGeometry = { a: a.x, b: pitch, c: 0, top0: top, top1: 0, cap };
   let best = { s: -1, x: a.x };
   for (let d = -reach; d <= reach + 1e-9; d += ANCHOR_STEP) {
-    const s = charScore(t, sampleCell(p, g, 0, d * pitch), a.c, SEARCH_VARIANTS);
+    const s = charScore(t, sampleCell(p, g, 0, d * pitch, 0, false, scratch), a.c, SEARCH_VARIANTS);
     if (s > best.s) best = { s, x: a.x + d * pitch };
   }
   return best;
@@ -222,7 +268,7 @@ export function fitRow(p: InkPlane, t: GlyphTemplates, pitch: number, capGuess: 
   const ys = keep.map((q) => {
     let best = { s: -2, dy: 0 };
     for (const f of [-0.12, -0.06, 0, 0.06, 0.12]) {
-      const s = charScore(t, sampleCell(p, geometry, q.a.k, 0, f * band.cap), q.a.c, SEARCH_VARIANTS);
+      const s = charScore(t, sampleCell(p, geometry, q.a.k, 0, f * band.cap, false, scratch), q.a.c, SEARCH_VARIANTS);
       if (s > best.s) best = { s, dy: f * band.cap };
     }
     return best;
@@ -238,7 +284,7 @@ export function fitRow(p: InkPlane, t: GlyphTemplates, pitch: number, capGuess: 
     geometry.top1 = tilt[1]!;
   }
   // The band again, finely, now that every anchor sits in its cell.
-  const meanOwn = (g: RowGeometry) => used.reduce((acc, a) => acc + charScore(t, sampleCell(p, g, a.k), a.c, SEARCH_VARIANTS), 0) / used.length;
+  const meanOwn = (g: RowGeometry) => used.reduce((acc, a) => acc + charScore(t, sampleCell(p, g, a.k, 0, 0, false, scratch), a.c, SEARCH_VARIANTS), 0) / used.length;
   let bandBest = meanOwn(geometry);
   for (const step of [0.04, 0.02]) {
     const base = { ...geometry };
@@ -284,7 +330,7 @@ const CELL_SHIFTS = [-0.12, -0.06, 0, 0.06, 0.12];
 export function scoreCandidates(p: InkPlane, t: GlyphTemplates, g: RowGeometry, variant: number, k: number, candidates: string[]): Map<string, number> {
   const out = new Map<string, number>(candidates.map((c) => [c, -1]));
   for (const s of CELL_SHIFTS) {
-    const cell = sampleCell(p, g, k, s * cellAt(g, k).pitch, 0, true);
+    const cell = sampleCell(p, g, k, s * cellAt(g, k).pitch, 0, true, scratch);
     for (const c of candidates) out.set(c, Math.max(out.get(c)!, charScore(t, cell, c, variant)));
   }
   return out;

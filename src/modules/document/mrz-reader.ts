@@ -12,9 +12,10 @@ import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowSet
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
-import type { LineImage } from './line-crop.js';
+import type { CropOptions, LineImage } from './line-crop.js';
 import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
+import { LineReadCache } from './line-read-cache.js';
 
 export interface MrzReading {
   /** The parse, its result completed with field_confidence and warnings. */
@@ -95,6 +96,8 @@ const GLYPH_ASK_BELOW = 0.9;
  */
 export class MrzReader {
   private readonly classIdx: number[];
+  /** Crops already read in this request (see LineReadCache). */
+  private readonly reads = new LineReadCache();
 
   constructor(
     private readonly engine: OcrEngine,
@@ -141,7 +144,8 @@ export class MrzReader {
     const grown = quads.map((q) => clampQuad(growAcross(q, pass.growth ?? MRZ_ROW_GROWTH), img.width, img.height));
     const from = pass.fromSource && source ? source.image : img;
     const cut = pass.fromSource && source ? grown.map((q) => q.map(source.toSource) as Quad) : grown;
-    const lines = await this.engine.readQuads(from, cut, { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic', neutralInk: true });
+    const opts: CropOptions = { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic', neutralInk: true };
+    const lines = await this.reads.read(from, cut, opts, (missing) => this.engine.readQuads(from, missing, opts));
     const reads = quads.map((quad, i) => ({ quad, matrix: lines[i]!.matrix, read: readMrzLine(lines[i]!.matrix, this.classIdx), cropWidth: lines[i]!.width, stretch, line: lines[i]!.line }));
     if (this.trace) for (const r of reads) this.trace(`stretch ${stretch}${pass.fromSource ? ' source' : ''} w=${r.cropWidth} T=${r.matrix.steps} ${r.read.text}`);
     return reads;
@@ -226,10 +230,15 @@ export class MrzReader {
     if (reads.length < 2) return undefined;
     let best: MrzReading | undefined;
     const sets = zoneRowSets(reads, nearestLength(reads) === 30);
-    for (const [k, set] of sets.entries()) {
-      // The first two sets are weighed against each other; a later one only when they failed.
-      if (k >= 2 && best?.parsed.result.check_digits_valid) break;
-      const reading = await this.parseSet(img, source, set, td1Tail && set.length === 3);
+    const parse = (set: RowRead[]) => this.parseSet(img, source, set, td1Tail && set.length === 3);
+    // The first two sets are weighed against each other, so both are always read: at once, so
+    // that one set's second look fills the worker the other's leaves idle (the crops they share
+    // are read once, see LineReadCache). A later set is read only when they failed.
+    const firstTwo = await Promise.all(sets.slice(0, 2).map(parse));
+    for (const reading of firstTwo) if (reading && (!best || score(reading) > score(best))) best = reading;
+    for (const set of sets.slice(2)) {
+      if (best?.parsed.result.check_digits_valid) break;
+      const reading = await parse(set);
       if (reading && (!best || score(reading) > score(best))) best = reading;
     }
     // A two-row zone read 36 wide whose composite check alone fails may be a 44-character

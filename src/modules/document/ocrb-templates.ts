@@ -200,12 +200,15 @@ export function blurGrid(g: Float32Array, sigma: number): Float32Array {
  */
 export function normalise(g: Float32Array): Float32Array {
   let mean = 0;
-  for (const v of g) mean += v;
+  for (let i = 0; i < g.length; i++) mean += g[i]!;
   mean /= g.length;
   let ss = 0;
   for (let i = 0; i < g.length; i++) {
     g[i] = g[i]! - mean;
-    ss += g[i]! ** 2;
+    // v * v, not v ** 2: the same value (fdlibm's pow squares by multiplying), without a
+    // call to pow per value (it was the glyph stage's costliest line).
+    const v = g[i]!;
+    ss += v * v;
   }
   const norm = Math.sqrt(ss);
   if (norm > 1e-6) for (let i = 0; i < g.length; i++) g[i] = g[i]! / norm;
