@@ -192,8 +192,8 @@ export class MrzReader {
     const { x1, x2 } = blockSpan(group);
     const all = await this.readRows(img, group, x1, x2);
     if (this.trace) this.trace(`block x ${x1.toFixed(0)}-${x2.toFixed(0)} cells ${all.map((r) => estimateCells(r.matrix, r.read)?.toFixed(1) ?? '?').join(',')}`);
-    // Rows that can be MRZ text (see canBeMrzRow), and at least one that clearly is (a names
-    // row whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
+    // Rows that can be MRZ text, rows cut before their padding beside them (see zoneRowsKept),
+    // and at least one that clearly is MRZ-like below; an MRZ is the last 2 or 3.
     const keepRow = zoneRowsKept(all.map((r) => r.read.text));
     const kept = group.filter((_, i) => keepRow[i]);
     let reads = all.filter((_, i) => keepRow[i]);
