@@ -31,4 +31,28 @@ describe('field certainty counts only rivals the position admits', () => {
     const conf2 = mrzConfidence(format, all, repaired, parsed.checks);
     assert.ok(conf2.warnings.includes('given_names_uncertain'), conf2.warnings.join(','));
   });
+
+  // Regression (issue 15): a TD1 card in Liberation Mono whose document code ID the recogniser read surely; the OCR-B
+  // templates took its D for a 0, no check digit covers the code, and the wrong read came back valid with no warning.
+  it('calls a field uncertain where glyph evidence overturned a sure read that no check digit covers', () => {
+    const lines = ['I0KAZPYV1788701<<<<<<<<<<<<<<<', '3407208F2301125KAZK<<<<<<<<<<0', 'XOOST<<SCHOUQMYTZ<<<<<<<<<<<<<'];
+    const format = FORMATS.TD1;
+    const recognised = lines.map((l) => distsFromLine(l, 0.02));
+    recognised[0]![1]!.fill(0.0001);
+    recognised[0]![1]![idx('D')] = 0.9;
+    recognised[0]![1]![idx('0')] = 0.08;
+    const weighed = recognised.map((line) => line.map((d) => new Float32Array(d)));
+    weighed[0]![1]!.fill(0.0001);
+    weighed[0]![1]![idx('0')] = 0.9;
+    weighed[0]![1]![idx('D')] = 0.08;
+    const repaired = repairMrz(format, weighed).lines;
+    assert.equal(repaired[0], lines[0]);
+    const parsed = parseMrz(repaired)!;
+    assert.equal(parsed.result.check_digits_valid, true);
+    const conf = mrzConfidence(format, weighed, repaired, parsed.checks, recognised);
+    assert.ok(conf.warnings.includes('document_code_uncertain'), conf.warnings.join(','));
+    // The glyphs alone (no recogniser read to compare) or agreeing with the recogniser: no warning.
+    assert.ok(!mrzConfidence(format, weighed, repaired, parsed.checks).warnings.includes('document_code_uncertain'));
+    assert.ok(!mrzConfidence(format, weighed, repaired, parsed.checks, weighed).warnings.includes('document_code_uncertain'));
+  });
 });

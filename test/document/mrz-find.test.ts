@@ -2,6 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { tiles } from '../../src/modules/document/geometry.js';
 import { estimateCells } from '../../src/modules/document/mrz-slots.js';
+import { alignToBlock, extendRow, mergeRows } from '../../src/modules/document/mrz-locator.js';
+import type { Quad } from '../../src/modules/document/geometry.js';
 import type { CtcMatrix } from '../../src/modules/document/ctc-decode.js';
 
 describe('finding the MRZ anywhere: tiles, line length', () => {
@@ -35,5 +37,29 @@ describe('finding the MRZ anywhere: tiles, line length', () => {
     const m = { steps: Math.round(3 + 35 * pitch + 3 + 1) } as CtcMatrix;
     const cells = estimateCells(m, { text, chars, confidence: 1 })!;
     assert.ok(Math.abs(cells - 36) < 2, `estimated ${cells}`);
+  });
+
+  // Guards issue 15: a names row whose box held only its first 14 characters (a phone screenshot with a red box
+  // round the zone) sloped 2 degrees off its row; stretched across the 44-character block it drifted off the
+  // row and read "P<", and the document answered 422.
+  it('stretches a short row of a block along the longest row of the block, not its own few characters', () => {
+    const box = (x1: number, x2: number, yl: number, yr: number, h: number): { quad: Quad; score: number } => ({
+      quad: [
+        { x: x1, y: yl - h / 2 },
+        { x: x2, y: yr - h / 2 },
+        { x: x2, y: yr + h / 2 },
+        { x: x1, y: yl + h / 2 },
+      ],
+      score: 1,
+    });
+    const rows = mergeRows([box(100, 273, 450, 456, 17), box(97, 594, 468, 468, 17)]);
+    const short = rows.find((r) => r.x2 < 300)!;
+    const long = rows.find((r) => r.x2 > 300)!;
+    const [fixed, same] = alignToBlock([short, long]);
+    assert.equal(same, long);
+    const q = extendRow(fixed!, 94, 597);
+    const drift = Math.abs((q[1].y + q[2].y) / 2 - (q[0].y + q[3].y) / 2);
+    assert.ok(drift < 0.5, `right end ${drift.toFixed(1)} px off the left end's height`);
+    assert.ok(Math.abs(extendRow(short, 94, 597)[1].y - q[1].y) > 10, 'the short row alone would have drifted');
   });
 });

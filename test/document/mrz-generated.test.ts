@@ -239,4 +239,39 @@ describe('zone rows kept by their padding, layout length and names read in a tig
       assert.deepEqual(wrongFields(got, want), [], `${format} #${index}: ${got?.raw_mrz.join(' / ')}`);
     }
   });
+
+  // Regression (issue 15), documents of the bench's run with seed 891644072 (this round's development seed):
+  // - #3, #67, #121 (MRV-A): both rows' boxes ended in their padding near 35 cells; read 36 wide, every MRV-B check
+  //   held and the visa came back an MRV-B, valid with no warning. Each row's extent, read past its end, is 44 cells;
+  // - #8, #14 (MRV-B): zones that do end at 36 stay MRV-B, with no format warning;
+  // - #94 (TD3 in a phone screenshot with a red box): the names row's box held 14 characters, stretched along its own
+  //   slope it drifted off the row, read "P<" and the passport answered 422;
+  // - #169 (TD1 in Liberation Mono): the OCR-B templates took the document code's D, read surely, for a 0; no check
+  //   digit covers the code and the wrong read was valid with no warning.
+  it('reads MRV-A visas cut at 36 characters at 44, keeps MRV-B at 36, and warns where glyphs overturned a sure read', async () => {
+    const quiet = (got: Answer | undefined, want: ExpectedMrz) => got !== undefined && wrongFields(got, want).length > 0 && got.check_digits_valid && got.warnings.length === 0;
+    for (const index of [3, 67, 121]) {
+      const { want, got, status, format } = await readEvalDoc(891644072, index);
+      assert.equal(format, 'MRVA');
+      assert.equal(status, 200, `#${index}`);
+      // The spec's mrz_type names a visa by its size: an MRV-A is TD3, 44 characters a row.
+      assert.equal(got?.mrz_type, 'TD3', `#${index}: ${got?.raw_mrz.join(' / ')}`);
+      assert.equal(got?.raw_mrz[0]?.length, 44);
+      assert.ok(!quiet(got, want), `#${index} wrong with no warning: ${got?.raw_mrz.join(' / ')}`);
+    }
+    for (const index of [8, 14]) {
+      const { want, got, format } = await readEvalDoc(891644072, index);
+      assert.equal(format, 'MRVB');
+      assert.deepEqual(wrongFields(got, want), [], `#${index}: ${got?.raw_mrz.join(' / ')}`);
+      assert.ok(!got?.warnings.includes('format_uncertain'), `#${index}: ${got?.warnings.join(',')}`);
+    }
+    const shot = await readEvalDoc(891644072, 94);
+    assert.equal(shot.status, 200);
+    assert.equal(shot.got?.mrz_type, 'TD3');
+    assert.ok(!quiet(shot.got, shot.want), shot.got?.raw_mrz.join(' / '));
+    const card = await readEvalDoc(891644072, 169);
+    assert.ok(card.got);
+    assert.ok(!quiet(card.got, card.want), card.got.raw_mrz.join(' / '));
+    if (card.got.document_code !== card.want.document_code) assert.ok(card.got.warnings.includes('document_code_uncertain'), card.got.warnings.join(','));
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { canBeMrzRow, opensLikeTd1SecondRow, zoneRowSets } from '../../src/modules/document/mrz-zone-rows.js';
+import { canBeMrzRow, opensLikeTd1SecondRow, zoneRowsKept, zoneRowSets } from '../../src/modules/document/mrz-zone-rows.js';
 
 describe('which decoded rows can make a machine-readable zone (issue 15)', () => {
   // Greedy CTC merges a run of fillers, and the detector stops a row's box inside its padding: a TD1
@@ -14,6 +14,14 @@ describe('which decoded rows can make a machine-readable zone (issue 15)', () =>
     assert.equal(canBeMrzRow('NATIONALITY'), false);
     assert.equal(canBeMrzRow('M1<<<<<'), false);
     assert.equal(canBeMrzRow('PASSPORT<'), false);
+  });
+
+  // A TD1 whose first row's box ended with its document number (no filler to tell it was cut) lost that row, and
+  // with it the zone: the card answered 422.
+  it('keeps a cut row of MRZ data beside a row that surely is one, and no printed words', () => {
+    assert.deepEqual(zoneRowsKept(['I<IDNLLZ7605409', '3311271F31020861', 'NOL<<PHAEW<<<<<<']), [true, true, true]);
+    assert.deepEqual(zoneRowsKept(['DATEOFBIRTH', 'NOL<<PHAEW<<<<<<']), [false, true]);
+    assert.deepEqual(zoneRowsKept(['I<IDNLLZ7605409', '3311271F31020861']), [false, false]);
   });
 
   // Two rows whose first opens with a birth date are a TD1's lower rows, not a two-line layout (whose first row opens

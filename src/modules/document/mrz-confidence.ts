@@ -1,5 +1,5 @@
 import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
-import { classAllows, MRZ_ALPHABET, type FormatDef, type Span } from './mrz-format.js';
+import { classAllows, MRZ_ALPHABET, type CharClass, type FormatDef, type Span } from './mrz-format.js';
 import type { CheckOutcome } from './mrz-parser.js';
 import type { SlotDist } from './mrz-repair.js';
 
@@ -32,6 +32,36 @@ export function topCertainty(d: SlotDist): number {
   return p1 + p2 > 0 ? p1 / (p1 + p2) : 0;
 }
 
+/**
+ * p / (p + strongest rival) of character `c` in `d`, only characters the position's class
+ * admits competing: in a name a 0 is no rival to an O (repair never picks it), in a date an O
+ * is none to a 0.
+ */
+function certaintyOf(d: SlotDist, c: string, cls: CharClass | undefined): number {
+  const k = MRZ_ALPHABET.indexOf(c);
+  const p = d[k] ?? 0;
+  let other = 0;
+  for (let j = 0; j < d.length; j++) if (j !== k && (!cls || classAllows(cls, MRZ_ALPHABET[j]!))) other = Math.max(other, d[j]!);
+  return p + other > 0 ? p / (p + other) : 0;
+}
+
+/** The most probable character of `d` that the class admits. */
+function topInClass(d: SlotDist, cls: CharClass | undefined): string {
+  let best = -1;
+  for (let j = 0; j < d.length; j++) if ((!cls || classAllows(cls, MRZ_ALPHABET[j]!)) && (best < 0 || d[j]! > d[best]!)) best = j;
+  return MRZ_ALPHABET[best]!;
+}
+
+/** Per line, the positions some check digit covers (its data or the digit itself). */
+function checkedPositions(format: FormatDef): Set<number>[] {
+  const out = Array.from({ length: format.lines }, () => new Set<number>());
+  for (const check of format.checks) {
+    for (const sp of check.data) for (let p = sp.start; p < sp.end; p++) out[sp.line]!.add(p);
+    out[check.digit.line]!.add(check.digit.pos);
+  }
+  return out;
+}
+
 const CHECK_FIELD: Record<CheckOutcome['name'], string> = {
   doc: 'document_number_check_failed',
   dob: 'date_of_birth_check_failed',
@@ -48,7 +78,8 @@ const r3 = (v: number) => Math.round(v * 1000) / 1000;
  * integrator should act on: uncertain unchecked fields, failing checks, country codes
  * that are on no list (returned as printed, never replaced).
  */
-export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: string[], checks: CheckOutcome[]): MrzConfidence {
+export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: string[], checks: CheckOutcome[], recognised?: SlotDist[][]): MrzConfidence {
+  const checked = checkedPositions(format);
   // A character's certainty is its probability against the strongest alternative,
   // p / (p + runner-up): the per-position distributions also hold the tails of the
   // neighbouring glyphs (a run of fillers read as one CTC step spreads over its
@@ -57,14 +88,17 @@ export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: str
     const c = lines[li]?.[pos];
     const d = slots[li]?.[pos];
     if (c === undefined || !d) return 0;
-    const k = MRZ_ALPHABET.indexOf(c);
-    const p = d[k] ?? 0;
-    // Only characters the position may hold compete: in a name a 0 is no rival to an O
-    // (repair never picks it), in a date an O is none to a 0.
     const cls = format.classes[li]?.[pos];
-    let other = 0;
-    for (let j = 0; j < d.length; j++) if (j !== k && (!cls || classAllows(cls, MRZ_ALPHABET[j]!))) other = Math.max(other, d[j]!);
-    return p + other > 0 ? p / (p + other) : 0;
+    const sure = certaintyOf(d, c, cls);
+    // The glyph templates overturned a character the recogniser read surely, in a field no check
+    // digit covers: two readers disagree and nothing settles it (a Liberation Mono D, read
+    // right, taken for an OCR-B 0 in a card's document code). As certain as the recogniser
+    // found the character kept.
+    const r = recognised?.[li]?.[pos];
+    if (!r || checked[li]?.has(pos)) return sure;
+    const top = topInClass(r, cls);
+    if (top === c || certaintyOf(r, top, cls) < UNCERTAIN_BELOW) return sure;
+    return Math.min(sure, certaintyOf(r, c, cls));
   };
   const minOver = (spans: Span[]) => {
     let m = 1;

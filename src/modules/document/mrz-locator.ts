@@ -119,6 +119,29 @@ function width(g: Row[]): number {
   return g.reduce((s, r) => s + r.x2 - r.x1, 0);
 }
 
+/**
+ * The block's rows with each short row turned about its centre to the direction of the
+ * block's longest row. ICAO prints the rows parallel; the direction of a box that holds only
+ * a row's first name (its padding faint, the rest undetected) is measured over a few
+ * characters, and stretched across the block it can drift off its own row (a 14-character
+ * box, extended to 44, read "P<" and nothing more).
+ */
+export function alignToBlock(group: Row[]): Row[] {
+  const longest = group.reduce((a, b) => (b.x2 - b.x1 > a.x2 - a.x1 ? b : a));
+  const angle = Math.atan2(longest.dir.y, longest.dir.x);
+  return group.map((r) => {
+    if (r === longest || r.x2 - r.x1 >= SHORT_ROW_SHARE * (longest.x2 - longest.x1)) return r;
+    const turn = angle - Math.atan2(r.dir.y, r.dir.x);
+    const cos = Math.cos(turn);
+    const sin = Math.sin(turn);
+    const quad = r.quad.map((p) => ({ x: r.c.x + (p.x - r.c.x) * cos - (p.y - r.c.y) * sin, y: r.c.y + (p.x - r.c.x) * sin + (p.y - r.c.y) * cos })) as Quad;
+    return toRow(quad);
+  });
+}
+
+/** A row shorter than this share of its block's longest row takes the longest row's direction. */
+const SHORT_ROW_SHARE = 0.6;
+
 /** A row's quad stretched along its own direction to span [x1, x2] (the block's full width). */
 export function extendRow(row: Row, x1: number, x2: number): Quad {
   const [tl, tr, br, bl] = row.quad;

@@ -3,12 +3,13 @@ import { clampQuad, type Point, type Quad } from './geometry.js';
 import { pickFormat } from './mrz-format.js';
 import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
-import { extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
+import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, alignLineTimed, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
+import { rowExtent, widthFromExtents, zonePitch } from './mrz-row-end.js';
 import { alignSpan, namesUncertain, rereadCuts, rowsToReadAgain } from './mrz-reread.js';
 import { mrzConfidence } from './mrz-confidence.js';
 import { withSurerNames } from './mrz-names-choice.js';
-import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowSets } from './mrz-zone-rows.js';
+import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowsKept, zoneRowSets } from './mrz-zone-rows.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
@@ -84,6 +85,9 @@ const MRZ_ROW_GROWTH = 1.35;
  */
 const TIGHT_PASS: ReadPass = { stretch: 1.15, fromSource: false, growth: 1 };
 
+/** A block measuring fewer cells than this (a TD1's 30, less three for the measure's error) was cut short. */
+const SHORTER_THAN_ANY_LAYOUT = 27;
+
 /** A zone with a character read below this (or a failing check) asks for glyph evidence. */
 const GLYPH_ASK_BELOW = 0.9;
 
@@ -127,8 +131,9 @@ export class MrzReader {
    * be read: a full scan reads the page's other boxes while the zone is read.
    */
   likelyZone(page: UprightPage): Quad[] {
-    const group = mrzCandidates(mergeRows(page.boxes))[0];
-    if (!group) return [];
+    const found = mrzCandidates(mergeRows(page.boxes))[0];
+    if (!found) return [];
+    const group = alignToBlock(found);
     const { x1, x2 } = blockSpan(group);
     return group.map((r) => extendRow(r, x1, x2));
   }
@@ -158,38 +163,54 @@ export class MrzReader {
    * cannot be told or the block already holds nearly that many.
    */
   private async readLonger(img: RgbImage, rows: Row[], x1: number, x2: number, reads: RowRead[], target: number): Promise<RowRead[] | undefined> {
-    const told: { cells: number; pitchX: number }[] = [];
-    for (const r of reads) {
-      const cells = estimateCells(r.matrix, r.read);
-      if (cells !== undefined && cells >= 2) told.push({ cells, pitchX: ((r.matrix.steps - 6) / (cells - 1)) * ((x2 - x1) / r.matrix.steps) });
-    }
-    if (told.length === 0) return undefined;
-    const { cells, pitchX } = told.sort((a, b) => a.pitchX - b.pitchX)[Math.floor(told.length / 2)]!;
-    const more = (target - cells + 1) * pitchX;
-    if (!(more > 2 * pitchX)) return undefined;
+    const p = zonePitch(reads, x1, x2);
+    if (!p) return undefined;
+    const more = (target - p.cells + 1) * p.pitchX;
+    if (!(more > 2 * p.pitchX)) return undefined;
     return this.readRows(img, rows, x1, x2 + more);
+  }
+
+  /**
+   * Each row's extent in cells at the rows' pitch (see mrz-row-end): the rows' own reads, and
+   * past the block's end `x2` a read of only the stretch up to where a 44-character row would
+   * end, with two cells before it for context. Undefined when the pitch cannot be told.
+   */
+  private async rowExtents(img: RgbImage, rows: Row[], x1: number, x2: number, reads: RowRead[]): Promise<(number | undefined)[] | undefined> {
+    const p = zonePitch(reads, x1, x2);
+    if (!p) return undefined;
+    const from = x2 - 2 * p.pitchX;
+    const to = Math.min(img.width - 1, x1 + 45.5 * p.pitchX);
+    const tails = to > x2 + p.pitchX ? await this.readRows(img, rows, from, to) : undefined;
+    // The rows' own crops were cut within the page (see readRows): their span, clamped so.
+    const own = { from: Math.max(0, x1), to: Math.min(img.width - 1, x2) };
+    return reads.map((r, i) => rowExtent({ ...r, ...own }, tails ? { ...tails[i]!, from, to } : undefined, p.pitchX));
   }
 
   private align(r: RowRead, length: number): AlignedSlot[] {
     return alignLine(r.matrix, this.classIdx, r.read, length);
   }
 
-  private async readGroup(img: RgbImage, source: SourceView, group: Row[]): Promise<MrzReading | undefined> {
+  private async readGroup(img: RgbImage, source: SourceView, detected: Row[]): Promise<MrzReading | undefined> {
+    const group = alignToBlock(detected);
     const h = Math.max(...group.map((r) => r.height));
     const { x1, x2 } = blockSpan(group);
     const all = await this.readRows(img, group, x1, x2);
-    // Rows that can be MRZ text (see canBeMrzRow), and at least one that clearly is (a names
-    // row whose fillers were all misread still counts beside it); an MRZ is the last 2 or 3.
-    const keep = (r: RowRead) => canBeMrzRow(r.read.text);
-    const kept = group.filter((_, i) => keep(all[i]!));
-    let reads = all.filter(keep);
+    if (this.trace) this.trace(`block x ${x1.toFixed(0)}-${x2.toFixed(0)} cells ${all.map((r) => estimateCells(r.matrix, r.read)?.toFixed(1) ?? '?').join(',')}`);
+    // Rows that can be MRZ text, rows cut before their padding beside them (see zoneRowsKept),
+    // and at least one that clearly is MRZ-like below; an MRZ is the last 2 or 3.
+    const keepRow = zoneRowsKept(all.map((r) => r.read.text));
+    const kept = group.filter((_, i) => keepRow[i]);
+    let reads = all.filter((_, i) => keepRow[i]);
     // The detected row each read was cut from (a row one pitch off for a missed TD1 row).
     const rowOf = new Map<RowRead, Row>(reads.map((r, i) => [r, kept[i]!]));
     const remember = (rs: RowRead[], rows: Row[]) => rs.forEach((r, i) => rowOf.set(r, rows[i]!));
     if (!reads.some((r) => mrzLike(r.read.text))) return undefined;
     // Every row cut inside its padding: the block itself is short of the layout (a TD1 whose
-    // rows all end in fillers after 15-19 characters). Read on at the rows' own pitch.
-    if (reads.length >= 2 && reads.every((r) => r.read.text.length < LONG_ROW_CHARS)) {
+    // rows all end in fillers after 15-19 characters, or three rows that measure fewer cells
+    // than a TD1, the first row's box ending with its document number). Read on at the rows'
+    // own pitch. (Two rows are measured past their end below.)
+    const blockCells = reads.length === 3 ? zonePitch(reads, x1, x2)?.cells : undefined;
+    if (reads.length >= 2 && (reads.every((r) => r.read.text.length < LONG_ROW_CHARS) || (blockCells !== undefined && blockCells < SHORTER_THAN_ANY_LAYOUT))) {
       const target = reads.length === 3 || opensLikeTd1SecondRow(reads[0]!.read.text) ? 30 : 44;
       const longer = await this.readLonger(img, kept, x1, x2, reads, target);
       if (longer) {
@@ -213,18 +234,23 @@ export class MrzReader {
       if (!td1Tail && found(below)) reads = [...reads, below];
       else if (found(above)) reads = [above, ...reads];
     }
-    if (reads.length === 2 && nearestLength(reads) === 36 && !reads[0]!.read.text.endsWith('<')) {
-      // A names row ends in fillers unless its names fill the field. Cut after a letter, the
-      // block may be a 44-character visa or passport whose trailing fillers the detector
-      // left out on both rows (a 36-character read then passes every check of a TD2 or
-      // MRV-B, names cut short): read the rows as far as 44 characters at their own pitch go,
-      // and keep that read when the names row found more characters there, ending in fillers
-      // (the length measured from geometry grows with the crop whatever it holds).
-      const longer = await this.readLonger(img, kept, x1, x2, reads, 44);
-      const names = longer?.[0]?.read.text ?? '';
-      if (longer && names.endsWith('<') && names.length >= reads[0]!.read.text.length + 2) {
-        remember(longer, kept);
-        reads = longer;
+    // A two-row zone is 36 or 44 wide, and its rows' boxes often end inside their padding
+    // (nothing in a visa's text tells MRV-A from MRV-B, and a names row cut after a letter
+    // passes a TD2's checks): each row's extent, read on past the block's end at the rows'
+    // pitch (see mrz-row-end), says which. When the rows disagree or cannot tell, the zone is
+    // read as measured and a warning says so, rather than a guess made quietly.
+    let widthUnsure = false;
+    if (reads.length === 2 && nearestLength(reads) !== 44) {
+      const extents = await this.rowExtents(img, kept, x1, x2, reads);
+      const { width, sure } = extents ? widthFromExtents(extents) : { width: 36 as const, sure: false };
+      if (this.trace) this.trace(`row extents ${extents?.map((e) => e?.toFixed(1)).join(',') ?? 'pitch unknown'}: ${width}${sure ? '' : ' unsure'}`);
+      widthUnsure = !sure;
+      if (width === 44 || nearestLength(reads) === 30) {
+        const longer = await this.readLonger(img, kept, x1, x2, reads, width);
+        if (longer) {
+          remember(longer, kept);
+          reads = longer;
+        }
       }
     }
     if (reads.length < 2) return undefined;
@@ -255,7 +281,7 @@ export class MrzReader {
       const wide = longer ? await this.parseSet(img, source, longer, false, 44) : undefined;
       if (wide && score(wide) > score(cut)) best = wide;
     }
-    return best;
+    return best && widthUnsure && best.parsed.result.raw_mrz.length === 2 ? withWarning(best, 'format_uncertain') : best;
   }
 
   /**
@@ -278,7 +304,7 @@ export class MrzReader {
       slots = await this.readAgain(img, source, set, timed, again, slots, length);
       slots = withSurerNames(pickFormat(set.length, length, slots), slots, await tightNames);
     }
-    const fused = this.finish(set, await this.withGlyphs(set, slots, length), length);
+    const fused = this.finish(set, await this.withGlyphs(set, slots, length), length, slots);
     if (fused?.parsed.result.check_digits_valid) return fused;
     const tight = await this.readQuads(
       img,
@@ -291,15 +317,8 @@ export class MrzReader {
     // alignment to guess): a shorter read, aligned and then "repaired" into holding
     // checks, gave a visa a wrong document number that passed them.
     if (!tight.every((r) => r.read.text.length === length)) return fused;
-    const alone = this.finish(
-      set,
-      await this.withGlyphs(
-        tight,
-        tight.map((r) => fuse([this.align(r, length)])),
-        length,
-      ),
-      length,
-    );
+    const read = tight.map((r) => fuse([this.align(r, length)]));
+    const alone = this.finish(set, await this.withGlyphs(tight, read, length), length, read);
     return alone?.parsed.result.check_digits_valid && (!fused || score(alone) > score(fused)) ? alone : fused;
   }
 
@@ -364,15 +383,18 @@ export class MrzReader {
     return out;
   }
 
-  /** Repairs and parses a zone's per-position distributions; undefined when they make no plausible MRZ. */
-  private finish(set: RowRead[], slots: SlotDist[][], length: number): MrzReading | undefined {
+  /**
+   * Repairs and parses a zone's per-position distributions; undefined when they make no plausible
+   * MRZ. `recognised` are the distributions before glyph evidence (see mrzConfidence).
+   */
+  private finish(set: RowRead[], slots: SlotDist[][], length: number, recognised: SlotDist[][]): MrzReading | undefined {
     if (this.trace) this.trace(`fused ${slots.map(distsToText).join(' | ')}`);
     const format = pickFormat(set.length, length, slots);
     const repaired = repairMrz(format, slots);
     const parsed = parseMrz(repaired.lines);
     if (!parsed || !plausible(parsed)) return undefined;
     const confidence = set.reduce((s, r) => s + r.read.confidence, 0) / set.length;
-    const result: MrzResult = { ...parsed.result, ...mrzConfidence(format, slots, repaired.lines, parsed.checks) };
+    const result: MrzResult = { ...parsed.result, ...mrzConfidence(format, slots, repaired.lines, parsed.checks, recognised) };
     return { parsed: { ...parsed, result }, confidence, quads: set.map((r) => r.quad), lineConfidences: set.map((r) => r.read.confidence) };
   }
 }
@@ -419,6 +441,12 @@ function nearestLength(rows: RowRead[]): 30 | 36 | 44 {
   const lens = rows.map((r) => estimateCells(r.matrix, r.read) ?? r.read.text.length).sort((a, b) => a - b);
   const median = lens[Math.floor(lens.length / 2)]!;
   return ([30, 36, 44] as const).reduce((a, b) => (Math.abs(b - median) < Math.abs(a - median) ? b : a));
+}
+
+/** The reading with one more warning. */
+function withWarning(r: MrzReading, warning: string): MrzReading {
+  const result = { ...r.parsed.result, warnings: [...(r.parsed.result.warnings ?? []), warning] };
+  return { ...r, parsed: { ...r.parsed, result } };
 }
 
 /** Valid check digits first, then confidence. */

@@ -31,6 +31,21 @@ export function canBeMrzRow(text: string): boolean {
 }
 
 /**
+ * Which of a block's decoded rows to read as zone rows: those that can be MRZ rows (see
+ * canBeMrzRow) and, beside one of those, a row that was cut before its padding with nothing
+ * at its end to tell it (a TD1's first row whose box ends with the document number,
+ * `I<IDNLLZ7605409`; a second row ending in its birth and expiry dates): at least
+ * CUT_ROW_MIN_CHARS characters with a filler or six digits, which a line of printed words
+ * does not hold.
+ */
+export function zoneRowsKept(texts: string[]): boolean[] {
+  const sure = texts.map(canBeMrzRow);
+  const block = sure.some(Boolean);
+  const cutData = (t: string) => t.length >= CUT_ROW_MIN_CHARS && (t.includes('<') || (t.match(/[0-9]/g) ?? []).length >= 6);
+  return texts.map((t, i) => sure[i]! || (block && cutData(t)));
+}
+
+/**
  * Whether a row reads as the second row of a TD1 card: it opens with the birth date and its
  * check digit (seven digits, one look-alike allowed). A two-line layout's first row opens with
  * the document code, a letter, so two rows whose first reads so are a TD1's lower two rows

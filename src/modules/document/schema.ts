@@ -43,7 +43,7 @@ export const MrzResultSchema = Type.Object(
     }),
     warnings: Type.Array(Type.String(), {
       description:
-        'Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name',
+        'Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed), format_uncertain (a two-row zone whose rows did not tell a 36- from a 44-character layout: MRV-B from MRV-A, TD2 from TD3). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name',
     }),
   },
   { additionalProperties: false },
