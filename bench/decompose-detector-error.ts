@@ -29,20 +29,16 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { ModelRegistry } from '../src/runtime/model-registry.js';
-import { readProfile } from '../src/runtime/hw-profile.js';
-import { packageRoot } from '../src/core/package-root.js';
-import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { CameraCounting } from '../src/modules/video/counting/camera-counting.js';
 import { makeLine, makeZone, type LineCounts } from '../src/modules/video/counting/rules.js';
 import { readMot, type MotBox } from './lib/mot-metrics.js';
 import { truthCounts } from './lib/line-counts.js';
-import { detectAll, openDetector } from './lib/detection-cache.js';
+import { detectAll } from './lib/detection-cache.js';
 import { randomLines, randomZones, type LineSpec, type ZoneSpec } from './lib/random-rules.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
 import { pct, scoreLines, scoreZones } from './lib/count-metrics.js';
+import { openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
 import { sceneHash } from './lib/scene-hash.js';
 import { detectionsWithTruthIds, oracleTracks, type OracleDetection, type OracleFrame } from './lib/oracle-detections.js';
@@ -57,12 +53,7 @@ const { values: opts } = parseArgs({
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
-const root = packageRoot();
-const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
-const CACHE = join(root, 'bench', 'out', 'cache');
-const registry = new ModelRegistry(join(root, 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), 416);
-const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
+const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(416);
 
 function count(frames: OracleFrame[], lines: LineSpec[], zones: ZoneSpec[]) {
   const counting = new CameraCounting({ reassociateReach: 0, ...(opts['height-frames'] ? { heightFrames: Number(opts['height-frames']) } : {}) });

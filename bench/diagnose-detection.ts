@@ -15,20 +15,16 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { ModelRegistry } from '../src/runtime/model-registry.js';
-import { readProfile } from '../src/runtime/hw-profile.js';
-import { packageRoot } from '../src/core/package-root.js';
 import type { Detection } from '../src/modules/person/yolox-detector.js';
 import { linearAssignment } from '../src/modules/person/linear-assignment.js';
-import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { readMot, type MotBox } from './lib/mot-metrics.js';
 import { truthCounts } from './lib/line-counts.js';
-import { detectAll, openDetector } from './lib/detection-cache.js';
+import { detectAll } from './lib/detection-cache.js';
 import { randomLines, randomZones } from './lib/random-rules.js';
 import { seededRandom } from './lib/seeded.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
 import { pct, scoreLines, scoreZones } from './lib/count-metrics.js';
+import { openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
 import { sceneHash } from './lib/scene-hash.js';
 
@@ -47,12 +43,7 @@ const { values: opts } = parseArgs({
 if (!opts.seed) throw new Error('--seed N: the eval-tracking seed whose lines to diagnose');
 const seed = Number(opts.seed);
 const minScore = Number(opts.score);
-const root = packageRoot();
-const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
-const CACHE = join(root, 'bench', 'out', 'cache');
-const registry = new ModelRegistry(join(root, 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), Number(opts.input));
-const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
+const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(Number(opts.input));
 
 const H_BINS = [0, 50, 100, 200, Infinity];
 const OCC_BINS = [0, 0.01, 0.3, 0.6, 1.01];

@@ -36,24 +36,20 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { ModelRegistry } from '../src/runtime/model-registry.js';
-import { readProfile } from '../src/runtime/hw-profile.js';
-import { packageRoot } from '../src/core/package-root.js';
 import { PERSON_MODEL } from '../src/modules/person/person-service.js';
 import { ByteTracker, defaultTrackerSettings } from '../src/modules/person/bytetrack.js';
 import { FootCap } from '../src/modules/person/foot-cap.js';
-import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { CameraCounting } from '../src/modules/video/counting/camera-counting.js';
 import { makeLine, makeZone, type LineCounts } from '../src/modules/video/counting/rules.js';
 import { dropIgnored, evaluateMot, readMot, type MotBox } from './lib/mot-metrics.js';
 import { truthCounts, truthRange, zoneTruthRange } from './lib/line-counts.js';
-import { detectAll, openDetector, type DetectedFrame } from './lib/detection-cache.js';
+import { detectAll, type DetectedFrame } from './lib/detection-cache.js';
 import { withAppearance } from './lib/appearance-cache.js';
 import { randomLines, randomZones, type LineSpec, type ZoneSpec } from './lib/random-rules.js';
 import { freshSeed, seededRandom } from './lib/seeded.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
 import { errorBeyondRange, pct, scoreLines, scoreZones, zoneErrorBeyondRange } from './lib/count-metrics.js';
+import { openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
 import { sceneHash } from './lib/scene-hash.js';
 import { diagnose, truthEvents, type CrossEvent } from './lib/crossing-diagnosis.js';
@@ -104,13 +100,7 @@ const LOW_SCORE = 0.1;
 /** Detections described by colour, and the boxes that can hide them (appearance.ts describeDetections). */
 const LOOK_SCORE = 0.3;
 
-const root = packageRoot();
-const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
-const CACHE = join(root, 'bench', 'out', 'cache');
-const registry = new ModelRegistry(join(root, 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-// As the daemon loads it: in the registry's inference worker, person.detector_threads 1.
-const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), Number(opts.input));
-const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
+const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(Number(opts.input));
 
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
 function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {

@@ -10,25 +10,16 @@
  *   node --import tsx bench/look-separation.ts   (needs eval-tracking's caches)
  */
 import { join } from 'node:path';
-import pino from 'pino';
-import { ModelRegistry } from '../src/runtime/model-registry.js';
-import { readProfile } from '../src/runtime/hw-profile.js';
-import { packageRoot } from '../src/core/package-root.js';
-import { ffmpegPath, probeFfmpeg } from '../src/modules/video/ffmpeg-binary.js';
 import { appearanceSimilarity, blendAppearance, type Appearance } from '../src/modules/person/appearance.js';
 import { linearAssignment } from '../src/modules/person/linear-assignment.js';
-import { detectAll, openDetector } from './lib/detection-cache.js';
+import { detectAll } from './lib/detection-cache.js';
 import { withAppearance } from './lib/appearance-cache.js';
 import { iouBox, readMot } from './lib/mot-metrics.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
+import { openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
 
-const root = packageRoot();
-const TESTDATA = join(root, '..', 'shared', 'testdata', 'video');
-const CACHE = join(root, 'bench', 'out', 'cache');
-const registry = new ModelRegistry(join(root, 'models'), readProfile('x86-cpu'), -1, pino({ level: 'silent' }));
-const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), 416);
-const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
+const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(416);
 const RATE = 0.2;
 const q = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(2) : '-');
 
