@@ -4,7 +4,7 @@ import { BLANK, type CtcMatrix } from '../../src/modules/document/ctc-decode.js'
 import { isExpired, documentScannedData } from '../../src/modules/document/document-events.js';
 import { MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
 import { parseMrz } from '../../src/modules/document/mrz-parser.js';
-import { plausible } from '../../src/modules/document/mrz-reader.js';
+import { plausible } from '../../src/modules/document/mrz-reading-score.js';
 import { alignLine, distsToText, mrzClassIndices, readMrzLine } from '../../src/modules/document/mrz-slots.js';
 import { reduceLastAxis } from '../../src/runtime/last-axis-reduction.js';
 

@@ -6,6 +6,7 @@ import { findOutline, rectify, type Rectified } from './document-outline.js';
 import { quadBbox, quadCenter, quadSize, tiles, type Point, type Quad } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
+import { mrzScore } from './mrz-reading-score.js';
 import { DET_MAX_SIDE, insideBbox, knownToLine, OcrEngine, workingCopy, type OcrPage, type OcrSessions, type UprightPage } from './ocr-engine.js';
 import type { TextBox } from './text-detector.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
@@ -294,11 +295,6 @@ export class DocumentService {
 /** Whether every row read lies in one of the zone's rows (centre inside, length within 10%). */
 function sameRows(zone: Quad[], rows: Quad[]): boolean {
   return rows.every((r) => zone.some((z) => insideBbox(z, quadCenter(r)) && Math.abs(quadSize(z).width - quadSize(r).width) <= 0.1 * quadSize(r).width));
-}
-
-/** Share of check digits that hold, then confidence. */
-function mrzScore(r: MrzReading): number {
-  return r.parsed.checks.filter((c) => c.valid).length / Math.max(1, r.parsed.checks.length) + 0.01 * r.confidence;
 }
 
 function featureDisabled(what: string, key: string): ServiceUnavailableError {

@@ -17,6 +17,7 @@ import type { CropOptions, LineImage } from './line-crop.js';
 import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
+import { mrzScore, plausible } from './mrz-reading-score.js';
 
 export interface MrzReading {
   /** The parse, its result completed with field_confidence and warnings. */
@@ -120,7 +121,7 @@ export class MrzReader {
     let best: MrzReading | undefined;
     for (const group of mrzCandidates(rows, maxGroups)) {
       const reading = await this.readGroup(page.image, src, group);
-      if (reading && (!best || score(reading) > score(best))) best = reading;
+      if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
       if (best?.parsed.result.check_digits_valid) break;
     }
     return best;
@@ -261,11 +262,11 @@ export class MrzReader {
     // that one set's second look fills the worker the other's leaves idle (the crops they share
     // are read once, see LineReadCache). A later set is read only when they failed.
     const firstTwo = await Promise.all(sets.slice(0, 2).map(parse));
-    for (const reading of firstTwo) if (reading && (!best || score(reading) > score(best))) best = reading;
+    for (const reading of firstTwo) if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
     for (const set of sets.slice(2)) {
       if (best?.parsed.result.check_digits_valid) break;
       const reading = await parse(set);
-      if (reading && (!best || score(reading) > score(best))) best = reading;
+      if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
     }
     // A two-row zone read 36 wide whose composite check alone fails may be a 44-character
     // one whose rows the detector cut before their padding (names row included): a TD3's
@@ -279,7 +280,7 @@ export class MrzReader {
       const rows = pair.map((r) => rowOf.get(r)!);
       const longer = pair.length === 2 ? await this.readLonger(img, rows, x1, x2, pair, 44) : undefined;
       const wide = longer ? await this.parseSet(img, source, longer, false, 44) : undefined;
-      if (wide && score(wide) > score(cut)) best = wide;
+      if (wide && mrzScore(wide) > mrzScore(cut)) best = wide;
     }
     return best && widthUnsure && best.parsed.result.raw_mrz.length === 2 ? withWarning(best, 'format_uncertain') : best;
   }
@@ -319,7 +320,7 @@ export class MrzReader {
     if (!tight.every((r) => r.read.text.length === length)) return fused;
     const read = tight.map((r) => fuse([this.align(r, length)]));
     const alone = this.finish(set, await this.withGlyphs(tight, read, length), length, read);
-    return alone?.parsed.result.check_digits_valid && (!fused || score(alone) > score(fused)) ? alone : fused;
+    return alone?.parsed.result.check_digits_valid && (!fused || mrzScore(alone) > mrzScore(fused)) ? alone : fused;
   }
 
   /**
@@ -417,20 +418,6 @@ function fuse(reads: AlignedSlot[][]): SlotDist[] {
 }
 
 /**
- * Whether a parse can be a real zone rather than other text forced into the
- * layout (check digits alone prove little once repair may change characters):
- * an ICAO document letter, real calendar dates, and fillers where every layout has some.
- */
-export function plausible(p: ParsedMrz): boolean {
-  const r = p.result;
-  const date = (d: string) => /^\d{6}$/.test(d) && +d.slice(2, 4) >= 1 && +d.slice(2, 4) <= 12 && +d.slice(4, 6) >= 1 && +d.slice(4, 6) <= 31;
-  const fillers = r.raw_mrz.join('').split('<').length - 1;
-  // The names separator `<<` is the one pair of fillers every layout holds: long names and
-  // filled optional data can leave no other (a TD2 card read right was refused at 3).
-  return 'PIACV'.includes(r.document_code[0] ?? '') && date(r.date_of_birth) && date(r.expiry_date) && fillers >= 2;
-}
-
-/**
  * The MRZ line length (30, 36 or 44) closest to the rows' median length. A row's
  * length is measured from its geometry when it can be (the crop's timesteps over the
  * pitch of adjacent decoded characters): greedy CTC merges runs of fillers, so a
@@ -447,9 +434,4 @@ function nearestLength(rows: RowRead[]): 30 | 36 | 44 {
 function withWarning(r: MrzReading, warning: string): MrzReading {
   const result = { ...r.parsed.result, warnings: [...(r.parsed.result.warnings ?? []), warning] };
   return { ...r, parsed: { ...r.parsed, result } };
-}
-
-/** Valid check digits first, then confidence. */
-function score(r: MrzReading): number {
-  return r.parsed.checks.filter((c) => c.valid).length / Math.max(1, r.parsed.checks.length) + r.confidence * 0.01;
 }
