@@ -8,29 +8,25 @@ import type { HwProfile } from './hw-profile.js';
 import { createSession } from './onnx-session.js';
 import type { WireTensor, WorkerReply, WorkerRequest } from './inference-worker.js';
 import { fillImageTensor, imageFeedSize, type ImageFeed } from './image-feed.js';
+import { ImageFeedArena } from './image-feed-arena.js';
 import { reduceLastAxis } from './last-axis-reduction.js';
 
 const sessions = new Map<string, ort.InferenceSession>();
 /**
- * Image inputs by model and size, refilled on every run (image-feed.ts). A worker runs one
- * model at a time (the pool gives it one run at a time), and a buffer found in use is not shared.
+ * Image inputs by model and size, refilled on every run (image-feed.ts) in WebAssembly memory
+ * (image-feed-arena.ts). A worker runs one model at a time (the pool gives it one run at a
+ * time); a buffer the arena cannot hand out now is replaced by a fresh array.
  */
-const imageBuffers = new Map<string, Float32Array>();
-const imageBuffersInUse = new Set<Float32Array>();
+let arena = new ImageFeedArena();
 
 async function runWithImage(session: ort.InferenceSession, key: string, feeds: Record<string, ort.Tensor>, image: ImageFeed): Promise<ort.InferenceSession.ReturnType> {
-  const bufferKey = `${key}:${image.dims.join('x')}`;
-  let buffer = imageBuffers.get(bufferKey);
-  if (!buffer || imageBuffersInUse.has(buffer)) {
-    buffer = new Float32Array(imageFeedSize(image));
-    if (!imageBuffers.has(bufferKey)) imageBuffers.set(bufferKey, buffer);
-  }
-  imageBuffersInUse.add(buffer);
+  const lease = arena.lease(`${key}:${image.dims.join('x')}`, image);
   try {
-    feeds[image.name] = new ort.Tensor('float32', fillImageTensor(image, buffer), image.dims);
+    const data = lease?.data ?? fillImageTensor(image, new Float32Array(imageFeedSize(image)));
+    feeds[image.name] = new ort.Tensor('float32', data, image.dims);
     return await session.run(feeds);
   } finally {
-    imageBuffersInUse.delete(buffer);
+    lease?.release();
   }
 }
 /** Opens and runs under way: close waits for them, as onnxruntime-node aborts the process when a session creation completes in a terminated worker. */
@@ -58,7 +54,7 @@ async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfe
     await Promise.allSettled([...inflight]);
     for (const s of sessions.values()) await s.release();
     sessions.clear();
-    imageBuffers.clear();
+    arena = new ImageFeedArena();
     return { reply: { id: msg.id, ok: true }, transfer: [] };
   }
   const session = sessions.get(msg.key);

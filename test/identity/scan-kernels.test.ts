@@ -1,21 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../../src/core/package-root.js';
 import { GalleryMatrix } from '../../src/modules/identity/index/gallery-matrix.js';
 import { randomUnit, seeded } from './vectors.js';
 
 describe('WebAssembly scan kernels', () => {
-  it('the embedded bytes are what scan-kernels.wat compiles to (guards a stale scan-kernels.wasm.ts)', async () => {
-    const script = (await import(join(packageRoot(), 'scripts', 'build-wasm-kernels.mjs'))) as {
-      compileKernels(): Promise<Buffer>;
-      renderTs(b: Buffer): string;
-    };
-    const ts = readFileSync(join(packageRoot(), 'src/modules/identity/index/scan-kernels.wasm.ts'), 'utf8');
-    assert.equal(ts, script.renderTs(await script.compileKernels()), 'run: node scripts/build-wasm-kernels.mjs');
-  });
-
   for (const dim of [128, 512]) {
     it(`${dim}-D: exact scores equal float64 dot products; int8 scores stay within 0.01; odd sizes and growth keep rows`, () => {
       const rand = seeded(dim);
