@@ -22,6 +22,11 @@
  *   identities, no tracker; det-ids: YOLOX's boxes with the identities of the annotated boxes they match, no tracker), with --jitter S (edges move by S box heights) and --dropout P (boxes missed): what
  *   the counting logic alone gets wrong (bench/lib/oracle-detections.ts).
  * --direction W, --match C, --second C, --low S: ByteTrack's direction weight, first- and second-association cost limits and low-score floor.
+ * --detector movenet [--movenet-size N] [--movenet-gain G]: MoveNet MultiPose's people (Apache-2.0, at most 6 a frame) instead
+ *   of YOLOX's, for the detector comparison (bench/lib/movenet-multipose.ts, bench/compare-person-detectors.ts); not a daemon
+ *   option. Its person scores run lower than YOLOX's for the same people (median 0.29-0.43 against 0.78-0.85 on the tuning
+ *   scenes) and ByteTrack multiplies each overlap by the score: they are scaled by G (default 2.5, capped at 1).
+ *   --detector yolox-movenet-box: YOLOX's detections, each box replaced by the MoveNet box it overlaps (a box refiner).
  * --head-motion 0: a lost track's predicted point moves as its point did, not as its box's top (src/modules/video/counting/track-memory.ts).
  * Two more line errors beside the strict one (bench/lib/line-counts.ts truthRange): "do-not-consider free" scores only
  *   counts outside the range between the truth without and with the people the annotators marked "do not consider" (conf 0,
@@ -54,6 +59,7 @@ import { machineLine } from './lib/stats.js';
 import { sceneHash } from './lib/scene-hash.js';
 import { diagnose, truthEvents, type CrossEvent } from './lib/crossing-diagnosis.js';
 import { detectionsWithTruthIds, oracleFrames, oracleTracks, type OracleFrame } from './lib/oracle-detections.js';
+import { moveNetDetectedFrames, openMoveNet, refinedByMoveNet } from './lib/movenet-multipose.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -90,6 +96,9 @@ const { values: opts } = parseArgs({
     'head-motion': { type: 'string' },
     second: { type: 'string' },
     tolerance: { type: 'string', default: '0.02' },
+    detector: { type: 'string', default: 'yolox' },
+    'movenet-size': { type: 'string', default: '416' },
+    'movenet-gain': { type: 'string', default: '2.5' },
   },
 });
 const seed = opts.seed ? Number(opts.seed) : freshSeed();
@@ -101,6 +110,9 @@ const LOW_SCORE = 0.1;
 const LOOK_SCORE = 0.3;
 
 const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(Number(opts.input));
+if (!['yolox', 'movenet', 'yolox-movenet-box'].includes(opts.detector)) throw new Error('--detector yolox|movenet|yolox-movenet-box');
+// --detector movenet: MoveNet MultiPose's people instead of YOLOX's (bench/lib/movenet-multipose.ts; measured, not shipped).
+const movenet = opts.detector !== 'yolox' ? await openMoveNet(join(CACHE, '..', 'movenet')) : null;
 
 /** The daemon's tracking and counting over cached detections, every `step`th frame; hypothesis boxes in the delivered frame's pixels. */
 function runVigil(frames: (DetectedFrame | OracleFrame)[], lines: LineSpec[], zones: ZoneSpec[], frameW: number) {
@@ -149,7 +161,7 @@ console.log(
 if (opts.oracle)
   console.log(`oracle detections: annotated boxes${opts.oracle === 'gt-ids' ? ' with annotated ids (no tracker)' : ' through ByteTrack'}, jitter ${opts.jitter} box heights, dropout ${opts.dropout}`);
 console.log(
-  `detector ${PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}, settle ${opts.settle ?? 'default'}`,
+  `detector ${opts.detector === 'movenet' ? `MoveNet MultiPose, long side ${opts['movenet-size']}, scores x ${opts['movenet-gain']} (not the daemon's)` : opts.detector === 'yolox-movenet-box' ? `${PERSON_MODEL}, boxes replaced by MoveNet's (not the daemon's)` : PERSON_MODEL} ${detector.shapedToFrame ? `shaped to the frame, long side ${detector.inputSize}` : `${detector.inputSize}x${detector.inputSize}`}${opts.tiles !== '1' ? ` on ${opts.tiles}x${opts.tiles} tiles` : ''}, ByteTrack high ${opts.high}, buffer ${opts.buffer} frames; counting reach ${opts.reach ?? 'default'}, height frames ${opts['height-frames'] ?? 'default'}, person band ${opts.band ?? 'default'}, smoothing ${opts.smooth ?? 'default'}, settle ${opts.settle ?? 'default'}`,
 );
 console.log('');
 const rows: string[] = [];
@@ -161,7 +173,12 @@ for (const scene of SCENES.filter((s) => !opts.scene || s.name === opts.scene)) 
   const rand = seededRandom(seed ^ sceneHash(scene.name));
   const lines = randomLines(rand, nLines, region);
   const zones = randomZones(rand, nZones, region);
-  const detected = await detectAll(ff, detector, modelFile, place.file, CACHE, LOW_SCORE, Number(opts.tiles));
+  const yolox = await detectAll(ff, detector, modelFile, place.file, CACHE, LOW_SCORE, Number(opts.tiles));
+  const detected = !movenet
+    ? yolox
+    : opts.detector === 'movenet'
+      ? { frames: await moveNetDetectedFrames(movenet, ff, place.file, Number(opts['movenet-size']), yolox.frames, CACHE, Number(opts['movenet-gain'])), msPerFrame: null }
+      : { frames: await refinedByMoveNet(movenet, ff, place.file, Number(opts['movenet-size']), yolox.frames, CACHE), msPerFrame: null };
   const { msPerFrame } = detected;
   // Each detection's colours (src/modules/person/appearance.ts), only when an appearance option asks for them.
   const frames = opts['app-weight'] || opts['look-min'] ? await withAppearance(ff, place.file, detector.inputSize * Number(opts.tiles), detected.frames, LOOK_SCORE, CACHE) : detected.frames;

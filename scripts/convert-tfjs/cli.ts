@@ -1,5 +1,5 @@
 // Command line: convert one TFJS graph model to ONNX.
-//   node --import tsx scripts/convert-tfjs/cli.ts <model.json> <out.onnx> [--source <label>]
+//   node --import tsx scripts/convert-tfjs/cli.ts <model.json> <out.onnx> [--source <label>] [--outputs <node,node>]
 // <label> is written into the
 // ONNX doc string (default: the json file name); it must not depend on the machine, so that the
 // output's sha256 is the same everywhere. Exit 2 on an unsupported model, with the reason.
@@ -12,14 +12,17 @@ import { loadTfjsModel } from './tfjs-model.js';
 const args = process.argv.slice(2);
 const sourceAt = args.indexOf('--source');
 const source = sourceAt >= 0 ? args[sourceAt + 1] : undefined;
-const files = args.filter((_, i) => sourceAt < 0 || (i !== sourceAt && i !== sourceAt + 1));
+const outputsAt = args.indexOf('--outputs');
+const outputs = outputsAt >= 0 ? args[outputsAt + 1]?.split(',') : undefined;
+const flagged = [sourceAt, outputsAt].filter((i) => i >= 0).flatMap((i) => [i, i + 1]);
+const files = args.filter((_, i) => !flagged.includes(i));
 const [jsonPath, outPath] = files;
 if (!jsonPath || !outPath) {
-  console.error('usage: cli.ts <model.json> <out.onnx> [--source <label>]');
+  console.error('usage: cli.ts <model.json> <out.onnx> [--source <label>] [--outputs <node,node>]');
   process.exit(64);
 }
 try {
-  const result = convertTfjsModel(loadTfjsModel(jsonPath), { source: source ?? basename(jsonPath) });
+  const result = convertTfjsModel(loadTfjsModel(jsonPath), { source: source ?? basename(jsonPath), ...(outputs ? { outputs } : {}) });
   writeFileSync(`${outPath}.tmp`, result.bytes);
   renameSync(`${outPath}.tmp`, outPath);
   console.log(JSON.stringify({ out: outPath, bytes: result.bytes.byteLength, inputs: result.inputs, outputs: result.outputs, ops: result.ops }));

@@ -5,13 +5,14 @@ import { dataInputs, UnsupportedError, type ConvertContext } from './context.js'
 import { OnnxGraph, type Shape } from './onnx-graph.js';
 import { MATH_OPS } from './ops-math.js';
 import { NN_OPS, type OpHandler } from './ops-nn.js';
+import { foldUpsamplingSizes, RESIZE_OPS } from './ops-resize.js';
 import { SHAPE_OPS } from './ops-shape.js';
 import type { TfjsModel, TfjsNode, TfjsShape } from './tfjs-model.js';
 
 /** Bump when the converter's output changes for the same input (the manifest's sha256 pins it). */
 export const CONVERTER_VERSION = '1';
 
-const HANDLERS: Record<string, OpHandler> = { ...NN_OPS, ...MATH_OPS, ...SHAPE_OPS };
+const HANDLERS: Record<string, OpHandler> = { ...NN_OPS, ...MATH_OPS, ...SHAPE_OPS, ...RESIZE_OPS };
 
 /** TF ops the converter handles (Const and Placeholder besides the op handlers). */
 export const SUPPORTED_OPS = ['Const', 'Placeholder', ...Object.keys(HANDLERS)].sort();
@@ -66,9 +67,14 @@ function schedule(outputs: string[], byName: Map<string, TfjsNode>): TfjsNode[] 
   return order;
 }
 
-export function convertTfjsModel(model: TfjsModel, meta: { source: string }): ConvertedModel {
+/**
+ * `outputs` picks the graph's outputs by TF node name instead of the signature's (to stop before
+ * post-processing the converter does not carry, such as TopK and gathers, and do it in the caller).
+ */
+export function convertTfjsModel(model: TfjsModel, meta: { source: string; outputs?: string[] }): ConvertedModel {
   const byName = new Map(model.json.modelTopology.node.map((n) => [n.name, n]));
-  const outputs = outputNodes(model, byName);
+  foldUpsamplingSizes(model, byName);
+  const outputs = meta.outputs ?? outputNodes(model, byName);
   const order = schedule(outputs, byName);
 
   const unsupported = order.filter((n) => n.op !== 'Const' && n.op !== 'Placeholder' && !HANDLERS[n.op]);
@@ -140,10 +146,10 @@ export function convertTfjsModel(model: TfjsModel, meta: { source: string }): Co
     ops[node.op] = (ops[node.op] ?? 0) + 1;
     if (node.op === 'Placeholder') {
       const dtype = node.attr?.dtype?.type;
-      if (dtype !== undefined && dtype !== 'DT_FLOAT') throw new UnsupportedError(`Placeholder ${node.name}: dtype ${dtype}`);
+      if (dtype !== undefined && dtype !== 'DT_FLOAT' && dtype !== 'DT_INT32') throw new UnsupportedError(`Placeholder ${node.name}: dtype ${dtype}`);
       const shape = tfShape(node.attr?.shape?.shape, `Placeholder ${node.name}`);
       g.claim(node.name);
-      g.input(node.name, 'float32', shape);
+      g.input(node.name, dtype === 'DT_INT32' ? 'int32' : 'float32', shape);
       shapes.set(node.name, shape);
       inputs.push({ name: node.name, shape });
       continue;

@@ -57,6 +57,15 @@ function softmax(node: TfjsNode, ctx: ConvertContext): void {
   ctx.g.node('Softmax', [x], [ctx.output(node, ctx.shape(x))], { axis: { int: -1 } });
 }
 
+/** Cast to float32 from int32 or bool (exact: the int32 values met are pixels and sizes, under 2^24). */
+function cast(node: TfjsNode, ctx: ConvertContext): void {
+  const src = node.attr?.SrcT?.type;
+  const dst = node.attr?.DstT?.type;
+  if (dst !== 'DT_FLOAT' || (src !== 'DT_INT32' && src !== 'DT_BOOL' && src !== 'DT_FLOAT')) throw new UnsupportedError(`${node.op} ${node.name}: ${src} -> ${dst}`);
+  const x = ctx.input(node, 0);
+  ctx.g.node('Cast', [x], [ctx.output(node, ctx.shape(x))], { to: { int: 1 } });
+}
+
 function identity(node: TfjsNode, ctx: ConvertContext): void {
   const x = ctx.input(node, 0);
   ctx.g.node('Identity', [x], [ctx.output(node, ctx.shape(x))]);
@@ -77,4 +86,5 @@ export const MATH_OPS: Record<string, OpHandler> = {
   Tanh: unary('Tanh'),
   Softmax: softmax,
   Identity: identity,
+  Cast: cast,
 };

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import ort from 'onnxruntime-node';
+import * as tf from '@tensorflow/tfjs-core';
 import { UnsupportedError } from '../../scripts/convert-tfjs/context.js';
 import { convertTfjsModel, SUPPORTED_OPS } from '../../scripts/convert-tfjs/convert.js';
 import { decodeModel } from '../../scripts/convert-tfjs/onnx-graph.js';
@@ -201,6 +202,53 @@ describe('TFJS -> ONNX converter against TFJS (CPU backend)', () => {
       shrink_axis_mask: i(0),
     });
     assert.throws(() => convertTfjsModel(toModel(el.build(['sl'])), { source: 't' }), /ellipsis_mask/);
+  });
+
+  it('int32 pixels cast to float, Keras UpSampling2D (size = Shape(x)[1:3] * k) and constant-size ResizeBilinear, outputs picked by name', async () => {
+    const g = new SyntheticGraph();
+    const T = { T: float() };
+    g.op('Placeholder', 'px', [], { dtype: { type: 'DT_INT32' }, shape: { shape: { dim: [1, -1, -1, 2].map((d) => ({ size: String(d) })) } } });
+    const xf = g.op('Cast', 'xf', ['px'], { SrcT: { type: 'DT_INT32' }, DstT: { type: 'DT_FLOAT' } });
+    const x = g.op('Mul', 'x', [xf, g.constant('k', [2], [0.01, -0.02])], T);
+    const shape = g.op('Shape', 'shape', [x], { T: float(), out_type: { type: 'DT_INT32' } });
+    const hw = g.op('StridedSlice', 'hw', [shape, g.constant('hw/b', [1], [1], 'int32'), g.constant('hw/e', [1], [3], 'int32'), g.constant('hw/s', [1], [1], 'int32')], {
+      T: { type: 'DT_INT32' },
+      Index: { type: 'DT_INT32' },
+      begin_mask: i(0),
+      end_mask: i(0),
+      shrink_axis_mask: i(0),
+      ellipsis_mask: i(0),
+      new_axis_mask: i(0),
+    });
+    const size = g.op('Mul', 'size', [hw, g.constant('factor', [2], [2, 3], 'int32')], { T: { type: 'DT_INT32' } });
+    const up = g.op('ResizeBilinear', 'up', [x, size], { ...T, align_corners: b(false), half_pixel_centers: b(true) });
+    const fixed = g.op('ResizeBilinear', 'fixed', [x, g.constant('fixed/size', [2], [7, 4], 'int32')], { ...T, align_corners: b(true), half_pixel_centers: b(false) });
+    // Past the picked outputs, an op the converter does not carry: the signature would need it.
+    g.op('Erf', 'beyond', [up], T);
+    const built = g.build(['beyond']);
+    const model = toModel(built);
+    assert.throws(() => convertTfjsModel(model, { source: 't' }), /Erf/);
+    const converted = convertTfjsModel(model, { source: 't', outputs: [up, fixed] });
+    const session = await ort.InferenceSession.create(converted.bytes);
+    const reference = await tfjsGraphModel(built.json, built.weights);
+    for (const [h, w] of [
+      [5, 3],
+      [2, 6],
+    ] as const) {
+      const pixels = new Int32Array(values(h * w * 2, h * 10 + w, 0, 255).map(Math.floor));
+      const got = await session.run({ px: new ort.Tensor('int32', pixels, [1, h, w, 2]) });
+      const ref = reference.execute({ px: tf.tensor(pixels, [1, h, w, 2], 'int32') }, [up, fixed]) as tf.Tensor[];
+      assert.deepEqual(got[up]!.dims, [1, 2 * h, 3 * w, 2]);
+      assert.deepEqual(got[fixed]!.dims, [1, 7, 4, 2]);
+      for (const [k, name] of [up, fixed].entries()) {
+        const r = ref[k]!.dataSync();
+        const o = got[name]!.data as Float32Array;
+        assert.ok(new Set(r).size > 1, `${name} is constant`);
+        assert.ok(Math.max(...Array.from(r, (v, j) => Math.abs(v - o[j]!))) <= 1e-5, `${name} differs from TFJS at ${h}x${w}`);
+      }
+      tf.dispose(ref);
+    }
+    await session.release();
   });
 
   it('writes the same bytes every time, with a symbolic batch and TF node names as output names', () => {
