@@ -50,7 +50,9 @@ for (let i = 0; i < N; i++) {
   const got = res.statusCode === 200 ? (res.json() as { raw_mrz: string[]; check_digits_valid: boolean; warnings?: string[] }) : undefined;
   const ok = got?.raw_mrz.join('/') === id.expected.raw_mrz.join('/');
   const sum = [...doc.values()].reduce((a, b) => a + b, 0);
-  console.log(`#${i} ${id.format} ${res.statusCode} ${ok ? 'ok' : 'WRONG'} valid=${got?.check_digits_valid} warn=${got?.warnings?.join(',') ?? ''} cols=${sum} ${[...doc].map(([k, v]) => `[${k}]=${v}`).join(' ')}`);
+  console.log(
+    `#${i} ${id.format} ${res.statusCode} ${ok ? 'ok' : 'WRONG'} valid=${got?.check_digits_valid} warn=${got?.warnings?.join(',') ?? ''} cols=${sum} ${[...doc].map(([k, v]) => `[${k}]=${v}`).join(' ')}`,
+  );
   for (const [k, v] of doc) {
     const t = total.get(k) ?? [0, 0];
     t[0]++;

@@ -269,8 +269,9 @@ export class MrzReader {
     // set's second look fills the worker the other's leaves idle (the crops they share are read
     // once, see LineReadCache). A later set is read only when they failed. A block of a TD1's
     // width is the exception: its second set, the last two rows read as a 36-character zone,
-    // made no reading on any of 60 generated TD1 cards (their rows are 30 long) while costing a
-    // second look at whole rows and a tight pass; it is read only when the three rows fail.
+    // made no reading on any of 60 generated TD1 cards, yet its rows, read at 30 against the 36
+    // it expects, always took a second look and a tight pass; it is read only when the three
+    // rows fail.
     const firstTwo = nearestLength(reads) === 30 ? await firstUnlessValid(sets.slice(0, 2), parse) : await Promise.all(sets.slice(0, 2).map(parse));
     for (const reading of firstTwo) if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
     for (const set of sets.slice(2)) {
