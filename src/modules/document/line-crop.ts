@@ -78,7 +78,11 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
  */
 export function neutralInk(rgb: Uint8Array): void {
   for (let i = 0; i + 2 < rgb.length; i += 3) {
-    const v = Math.max(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
+    // Compared by hand: Math.max of three was a tenth of the crops' main-thread time.
+    const r = rgb[i]!;
+    const g = rgb[i + 1]!;
+    const b = rgb[i + 2]!;
+    const v = r > g ? (r > b ? r : b) : g > b ? g : b;
     rgb[i] = v;
     rgb[i + 1] = v;
     rgb[i + 2] = v;

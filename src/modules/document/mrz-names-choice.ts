@@ -28,6 +28,24 @@ export function rowSureness(row: SlotDist[]): number {
 const SURER_BY = 0.05;
 
 /**
+ * Whether a reading of the names row could still replace `row` (see withSurerNames): only when
+ * `row` is at most 1 - SURER_BY sure, since no reading is surer than 1. `touched` are the
+ * positions other reads will still be fused into ('every': the whole row; none by default).
+ * Each of those can fall to 0.5 at the least (the first read's character stays in the
+ * average, and a rival cannot overtake it by more than it holds); the others keep their
+ * certainty. This leaves out the tight names read where it cannot change the answer.
+ */
+export function surerNamesPossible(row: SlotDist[], touched: ReadonlySet<number> | 'every' = new Set()): boolean {
+  let least = 0;
+  row.forEach((d, k) => {
+    if (touched !== 'every' && !touched.has(k)) least += topCertainty(d);
+    else if (Math.max(...d) > 0) least += 0.5;
+  });
+  // The margin covers rounding in the two sums compared (no reading's mean exceeds 1 by more).
+  return row.length === 0 || least / row.length <= 1 - SURER_BY + 1e-9;
+}
+
+/**
  * The zone's distributions with the names row taken from `alt` (that row read another way,
  * aligned to the same length) when the recogniser was clearly surer of it there.
  */

@@ -7,6 +7,9 @@ export const REC_HEIGHT = 48;
 /** Input widths are rounded up to the network's 8-pixel step (one CTC timestep per 8 columns). */
 export const WIDTH_STEP = 8;
 
+/** Byte -> byte / 127.5 - 1, the recogniser's input scaling. */
+const TO_UNIT = Float32Array.from({ length: 256 }, (_, v) => v / 127.5 - 1);
+
 /**
  * PP-OCRv4 line recognition, one run per line, issued as each line is cut. Measured on
  * a passport page's 30 lines (CPU, onnxruntime): PaddleOCR-style batches of 6
@@ -27,14 +30,14 @@ export class TextRecognizer {
     const w = Math.ceil(line.width / WIDTH_STEP) * WIDTH_STEP;
     const plane = REC_HEIGHT * w;
     const input = new Float32Array(3 * plane);
+    const data = line.data;
     for (let y = 0; y < REC_HEIGHT; y++) {
-      for (let x = 0; x < line.width; x++) {
-        const p = (y * line.width + x) * 3;
-        const q = y * w + x;
-        // RGB bytes -> B, G, R planes scaled to [-1, 1]; padding stays 0.
-        input[q] = line.data[p + 2]! / 127.5 - 1;
-        input[plane + q] = line.data[p + 1]! / 127.5 - 1;
-        input[2 * plane + q] = line.data[p]! / 127.5 - 1;
+      for (let x = 0, p = y * line.width * 3, q = y * w; x < line.width; x++, p += 3, q++) {
+        // RGB bytes -> B, G, R planes scaled to [-1, 1]; padding stays 0. A table lookup, the
+        // same floats as dividing: this runs on the event loop for every crop read.
+        input[q] = TO_UNIT[data[p + 2]!]!;
+        input[plane + q] = TO_UNIT[data[p + 1]!]!;
+        input[2 * plane + q] = TO_UNIT[data[p]!]!;
       }
     }
     const output = this.model.outputNames[0]!;
