@@ -15,6 +15,7 @@ import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
 import type { CropOptions, LineImage } from './line-crop.js';
 import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
+import { rowLostCells, rowsLostInStretches, windowCuts } from './mrz-row-windows.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
 import { mrzScore, plausible } from './mrz-reading-score.js';
@@ -294,15 +295,24 @@ export class MrzReader {
     if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
     const timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
     let slots: SlotDist[][] = timed.map((t) => fuse([t.slots]));
-    const again = rowsToReadAgain(
-      set.map((r) => r.read.text.length),
-      length,
-      slots,
-    );
+    const timedRows = set.map((r, i) => ({ read: r.read, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch }));
+    const windowed = rowsLostInStretches(timedRows, length);
+    if (this.trace) this.trace(`blank cells ${timedRows.map((_, i) => rowLostCells(timedRows, windowed.reference, i, length).toFixed(1)).join(',')}`);
+    const again = [
+      ...new Set([
+        ...rowsToReadAgain(
+          set.map((r) => r.read.text.length),
+          length,
+          slots,
+        ),
+        ...windowed.lost,
+      ]),
+    ].sort((a, b) => a - b);
     if (again.length > 0) {
       // The names row's tight read is issued first, so the pool runs it beside the other passes.
-      const tightNames = this.readNamesTight(img, source, set, length, slots);
-      slots = await this.readAgain(img, source, set, timed, again, slots, length);
+      // Not beside windows: a whole-row read of a zone whose rows lose text loses it too.
+      const tightNames = windowed.lost.length ? undefined : this.readNamesTight(img, source, set, length, slots);
+      slots = await this.readAgain(img, source, set, timed, again, slots, length, windowed);
       slots = withSurerNames(pickFormat(set.length, length, slots), slots, await tightNames);
     }
     const fused = this.finish(set, await this.withGlyphs(set, slots, length), length, slots);
@@ -328,12 +338,28 @@ export class MrzReader {
    * a row whose characters are in doubt (mrz-reread.ts), or the whole row where those cannot
    * be told or would cover most of it. Each row's own reads are fused, position by position.
    */
-  private async readAgain(img: RgbImage, source: SourceView, set: RowRead[], timed: TimedAlignment[], again: number[], slots: SlotDist[][], length: number): Promise<SlotDist[][]> {
+  private async readAgain(
+    img: RgbImage,
+    source: SourceView,
+    set: RowRead[],
+    timed: TimedAlignment[],
+    again: number[],
+    slots: SlotDist[][],
+    length: number,
+    windowed: { lost: number[]; reference: number },
+  ): Promise<SlotDist[][]> {
     const format = pickFormat(set.length, length, slots);
     const checks = parseMrz(repairMrz(format, slots).lines)?.checks;
-    const cuts = again.flatMap((li) => rereadCuts(format, slots, li, set[li]!, timed[li]!, length, checks));
-    if (this.trace) this.trace(`read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}`);
-    const variants = timed.map((t) => [t.slots]);
+    // Rows that lost stretches of text are read in windows placed by the reference row's timing (mrz-row-windows.ts).
+    const ref = { ...timed[windowed.reference]!, read: set[windowed.reference]!.read, cropWidth: set[windowed.reference]!.cropWidth };
+    const isLost = (li: number) => windowed.lost.includes(li);
+    const cuts = again.flatMap((li) => (isLost(li) ? windowCuts(li, set[li]!.quad, ref, length) : rereadCuts(format, slots, li, set[li]!, timed[li]!, length, checks)));
+    if (this.trace)
+      this.trace(
+        `read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}${windowed.lost.length ? ` (in windows: ${windowed.lost.join(',')})` : ''}`,
+      );
+    // A row's first read is fused with its second looks, unless it lost stretches of text.
+    const variants = timed.map((t, li) => (isLost(li) ? [] : [t.slots]));
     const more = await Promise.all(
       MORE_PASSES.map((pass) =>
         this.readQuads(
@@ -348,9 +374,9 @@ export class MrzReader {
       reads.forEach((r, i) => {
         const cut = cuts[i]!;
         const row = set[cut.line]!;
-        const t = timed[cut.line]!;
+        const t = isLost(cut.line) ? ref : { ...timed[cut.line]!, cropWidth: row.cropWidth };
         variants[cut.line]!.push(
-          cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: row.cropWidth, length }, cut.span) : this.align(r, length),
+          cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: t.cropWidth, length }, cut.span) : this.align(r, length),
         );
       });
     return variants.map(fuse);
