@@ -283,3 +283,19 @@ describe('MRZ rows the recogniser lost stretches of, read in windows (real PP-OC
     ]);
   });
 });
+
+describe("fillers told by the document's own filler glyph (real PP-OCRv4 models)", () => {
+  withApp();
+
+  // Regressions (issue 15) from seed 821135913 of the evaluation bench (drawn fresh; looked at after the
+  // windows round), read wrong before: Liberation Mono zones, where the OCR-B templates do not apply, whose names
+  // padding the recogniser read as letters (mrz-filler-cells.ts):
+  // - #121 (TD1): `FYKTHOCKTRIERDLEIL<<<<<<<<<<<<` read `…LEILA<<<…`, the surname given an extra A;
+  // - #2 (MRV-A): `…DRIHEM<<<<` read `…DRIHEM<A<N`, the given names given an A and an N.
+  it("reads a names row's padding as fillers where its cells match the document's own sure fillers", async () => {
+    await assertReadRight(821135913, [
+      [121, 'TD1'],
+      [2, 'MRVA'],
+    ]);
+  });
+});

@@ -16,6 +16,7 @@ import type { CtcMatrix } from './ctc-decode.js';
 import type { CropOptions, LineImage } from './line-crop.js';
 import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
 import { rowLostCells, rowsLostInStretches, windowCuts } from './mrz-row-windows.js';
+import { withFillerEvidence, type FillerReport } from './mrz-filler-cells.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
 import { mrzScore, plausible } from './mrz-reading-score.js';
@@ -396,9 +397,13 @@ export class MrzReader {
   }
 
   /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
-  private async withGlyphs(set: RowRead[], slots: SlotDist[][], length: number): Promise<SlotDist[][]> {
+  private async withGlyphs(set: RowRead[], read: SlotDist[][], length: number): Promise<SlotDist[][]> {
+    const format = pickFormat(set.length, length, read);
+    // Fillers told by the document's own filler glyph (mrz-filler-cells.ts), in any font.
+    const fillerReport: FillerReport = { fillers: 0, lifted: [] };
+    const slots = withFillerEvidence(format, set, read, this.classIdx, fillerReport);
+    if (this.trace) this.trace(`fillers ${fillerReport.fillers} low ${fillerReport.fillerLow?.toFixed(2)} other ${fillerReport.otherHigh?.toFixed(2)} lifted ${fillerReport.lifted.join(',')}`);
     if (!this.glyphs) return slots;
-    const format = pickFormat(set.length, length, slots);
     // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
     const unsure = slots.some((line) => line.some((d) => Math.max(...d) < GLYPH_ASK_BELOW));
     if (!unsure && parseMrz(repairMrz(format, slots).lines)?.result.check_digits_valid) return slots;
