@@ -361,29 +361,25 @@ export class MrzReader {
       );
     // A row's first read is fused with its second looks, unless it lost stretches of text.
     const variants = timed.map((t, li) => (isLost(li) ? [] : [t.slots]));
-    // Windows are read by the first of the passes only: their two offset sets already read each
-    // position twice, and a row's windows cost nearly three of its whole reads a pass.
-    const passCuts = MORE_PASSES.map((_, pi) => (pi === 0 ? cuts : cuts.filter((c) => !isLost(c.line))));
     const more = await Promise.all(
-      MORE_PASSES.map((pass, pi) =>
+      MORE_PASSES.map((pass) =>
         this.readQuads(
           img,
           source,
-          passCuts[pi]!.map((c) => c.quad),
+          cuts.map((c) => c.quad),
           pass,
         ),
       ),
     );
-    more.forEach((reads, pi) =>
+    for (const reads of more)
       reads.forEach((r, i) => {
-        const cut = passCuts[pi]![i]!;
+        const cut = cuts[i]!;
         const row = set[cut.line]!;
         const t = isLost(cut.line) ? ref : { ...timed[cut.line]!, cropWidth: row.cropWidth };
         variants[cut.line]!.push(
           cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: t.cropWidth, length }, cut.span) : this.align(r, length),
         );
-      }),
-    );
+      });
     return variants.map(fuse);
   }
 
