@@ -2,7 +2,9 @@
 // a fresh seed every run (printed; --seed replays), rendered with camera-like damage by
 // test/fixtures/mrz-docs and read through the real app's POST /api/v1/documents/mrz.
 // Reports fully-correct rate, per type, per field, per condition, character error rate of
-// the raw lines, and how often a wrong read was reported fully valid.
+// the raw lines, how often a wrong read was reported fully valid, and a breakdown of the
+// failures by cause (422, layout or row length, field) per font, with the character
+// confusions of rows read at their right length (`--failures F` writes one JSON line a failure).
 // Documents are rendered and read `--concurrency` at a time (the app's inference pool takes
 // concurrent requests; rendering overlaps the reading); results do not depend on it.
 // Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--types TD1,TD3,MRVA] [--concurrency 3] [--show 10]
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     show: { type: 'string', default: '10' },
     dump: { type: 'string', description: 'folder to write the failing images to' },
+    failures: { type: 'string', description: 'file to write one JSON line per failing document to' },
     types: { type: 'string', description: 'comma-separated layouts to draw from (TD1,TD2,TD3,MRVA,MRVB); all by default' },
     concurrency: { type: 'string', default: '3' },
   },
@@ -71,6 +74,12 @@ const confWrong: number[] = [];
 if (values.dump) mkdirSync(values.dump, { recursive: true });
 
 const failureAt = new Map<number, string>();
+/** Failures by cause and font, and the character confusions (want>got) of rows read at their right length. */
+const causes = new Map<string, Map<string, number>>();
+const confusions = new Map<string, number>();
+const fontsSeen = new Set<string>();
+const failureRecords: string[] = [];
+const count = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
 let done = 0;
 const t0All = performance.now();
 async function evaluate(i: number): Promise<void> {
@@ -118,9 +127,54 @@ async function evaluate(i: number): Promise<void> {
       `#${i} ${id.format} [${doc.conditions.join(',')}] char ${doc.charPx.toFixed(1)}px: ${got ? `wrong ${wrong.join(',')} valid=${got.check_digits_valid} warnings=${(got.warnings ?? []).join(',') || '-'}\n    want ${exp.raw_mrz.join(' / ')}\n    got  ${got.raw_mrz.join(' / ')}` : `${res.statusCode} ${(res.json() as { code?: string }).code}`}`,
     );
     if (values.dump) writeFileSync(join(values.dump, `${i}.${doc.image[0] === 0xff ? 'jpg' : 'png'}`), doc.image);
+    const font = doc.conditions.find((c) => c.startsWith('font:'))?.slice(5) ?? '?';
+    const cause = failureCause(exp, got, wrong);
+    const m = causes.get(cause) ?? new Map<string, number>();
+    count(m, font);
+    causes.set(cause, m);
+    const conf: string[] = [];
+    if (got && got.raw_mrz.length === exp.raw_mrz.length)
+      exp.raw_mrz.forEach((w, li) => {
+        const g = got.raw_mrz[li]!;
+        if (g.length === w.length) for (let k = 0; k < w.length; k++) if (g[k] !== w[k]) conf.push(`${w[k]}>${g[k]}`);
+      });
+    for (const c of conf) count(confusions, c);
+    failureRecords.push(
+      JSON.stringify({
+        i,
+        format: id.format,
+        font,
+        conditions: doc.conditions,
+        charPx: Number(doc.charPx.toFixed(1)),
+        cause,
+        wrong,
+        confusions: conf,
+        valid: got?.check_digits_valid,
+        warnings: got?.warnings ?? [],
+        want: exp.raw_mrz,
+        got: got?.raw_mrz,
+        status: res.statusCode,
+      }),
+    );
   }
+  fontsSeen.add(doc.conditions.find((c) => c.startsWith('font:'))?.slice(5) ?? '?');
   if (++done % 50 === 0) console.error(`  ${done}/${N}: ${ok} fully correct, ${((performance.now() - t0All) / done / 1000).toFixed(2)} s a document`);
 }
+/**
+ * One cause a failing document is counted under, the first that applies: no answer, the wrong
+ * layout, a row of the wrong length, else the wrong fields (names alone, numbers and dates
+ * alone, or both).
+ */
+function failureCause(exp: ExpectedMrz, got: ExpectedMrz | undefined, wrong: string[]): string {
+  if (!got) return '422 (no MRZ)';
+  if (got.mrz_type !== exp.mrz_type) return 'wrong layout';
+  if (got.raw_mrz.some((l, i) => l.length !== exp.raw_mrz[i]?.length)) return 'row length';
+  const names = wrong.filter((f) => f === 'surname' || f === 'given_names');
+  if (names.length === wrong.length) return `names only (${names.join('+')})`;
+  if (names.length === 0) return `checked fields only (${wrong.join('+')})`;
+  return 'names and checked fields';
+}
+
 let next = 0;
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
@@ -157,6 +211,14 @@ console.log('\n| field | correct |');
 console.log('|---|---|');
 for (const [k, t] of byField) console.log(`| ${k} | ${pct(t.ok, t.n)} |`);
 table('condition', byCond);
+const fonts = [...fontsSeen].sort();
+console.log(`\n| failure cause | all | ${fonts.join(' | ')} |`);
+console.log(`|---|---|${fonts.map(() => '---|').join('')}`);
+for (const [cause, m] of [...causes].sort((a, b) => [...b[1].values()].reduce((x, y) => x + y, 0) - [...a[1].values()].reduce((x, y) => x + y, 0)))
+  console.log(`| ${cause} | ${[...m.values()].reduce((x, y) => x + y, 0)} | ${fonts.map((f) => m.get(f) ?? 0).join(' | ')} |`);
+const topConfusions = [...confusions].sort((a, b) => b[1] - a[1]).slice(0, 20);
+if (topConfusions.length) console.log(`\ncharacter confusions in rows read at their length (want>got: count): ${topConfusions.map(([c, n]) => `${c}: ${n}`).join(', ')}`);
+if (values.failures) writeFileSync(values.failures, failureRecords.join('\n') + (failureRecords.length ? '\n' : ''));
 const show = Number(values.show);
 if (failures.length && show > 0) {
   console.log(`\nfirst ${Math.min(show, failures.length)} of ${failures.length} failures (seed ${SEED}):`);

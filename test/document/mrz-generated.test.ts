@@ -265,3 +265,37 @@ describe('zone rows kept by their padding, layout length and names read in a tig
     if (card.got.document_code !== card.want.document_code) assert.ok(card.got.warnings.includes('document_code_uncertain'), card.got.warnings.join(','));
   });
 });
+
+describe('MRZ rows the recogniser lost stretches of, read in windows (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15) from seed 2064935195 of the evaluation bench, read wrong before: clean OCR-B rows that
+  // PP-OCRv4 decoded with whole stretches blank, the same at every scale the other passes read them at
+  // (mrz-row-windows.ts):
+  // - #54 (MRV-A): the second row `406972<<<0GHA1612273M2906210<<<…` decoded as `020612220210`;
+  // - #99 (TD1): the first row `IDSYRR987041956<<<…` decoded as `109229804195`, its 15 fillers lost;
+  // - #79 (TD1, a screenshot with a red box): the first row `I<GEO48167805<9<<<…` decoded as `<650818059<`.
+  it('reads rows whose first read lost stretches of text, in windows placed by a sibling row', async () => {
+    await assertReadRight(2064935195, [
+      [54, 'MRVA'],
+      [99, 'TD1'],
+      [79, 'TD1'],
+    ]);
+  });
+});
+
+describe("fillers told by the document's own filler glyph (real PP-OCRv4 models)", () => {
+  withApp();
+
+  // Regressions (issue 15) from seed 821135913 of the evaluation bench (drawn fresh; looked at after the
+  // windows round), read wrong before: Liberation Mono zones, where the OCR-B templates do not apply, whose names
+  // padding the recogniser read as letters (mrz-filler-cells.ts):
+  // - #121 (TD1): `FYKTHOCKTRIERDLEIL<<<<<<<<<<<<` read `…LEILA<<<…`, the surname given an extra A;
+  // - #2 (MRV-A): `…DRIHEM<<<<` read `…DRIHEM<A<N`, the given names given an A and an N.
+  it("reads a names row's padding as fillers where its cells match the document's own sure fillers", async () => {
+    await assertReadRight(821135913, [
+      [121, 'TD1'],
+      [2, 'MRVA'],
+    ]);
+  });
+});

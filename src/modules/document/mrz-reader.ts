@@ -15,6 +15,8 @@ import { REC_HEIGHT } from './text-recognizer.js';
 import type { CtcMatrix } from './ctc-decode.js';
 import type { CropOptions, LineImage } from './line-crop.js';
 import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
+import { rowLostCells, rowsLostInStretches, windowCuts, type RowsLost } from './mrz-row-windows.js';
+import { withFillerEvidence, type FillerReport } from './mrz-filler-cells.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
 import { mrzScore, plausible } from './mrz-reading-score.js';
@@ -305,13 +307,21 @@ export class MrzReader {
     if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
     const timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
     let slots: SlotDist[][] = timed.map((t) => fuse([t.slots]));
-    const again = rowsToReadAgain(
-      set.map((r) => r.read.text.length),
-      length,
-      slots,
-    );
+    const timedRows = set.map((r, i) => ({ read: r.read, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch }));
+    const windowed = rowsLostInStretches(timedRows, length);
+    if (this.trace) this.trace(`blank cells ${timedRows.map((_, i) => rowLostCells(timedRows, windowed.reference, i, length).toFixed(1)).join(',')}`);
+    const again = [
+      ...new Set([
+        ...rowsToReadAgain(
+          set.map((r) => r.read.text.length),
+          length,
+          slots,
+        ),
+        ...windowed.lost,
+      ]),
+    ].sort((a, b) => a - b);
     if (again.length > 0) {
-      const cuts = this.cutsToReadAgain(set, timed, again, slots, length);
+      const cuts = this.cutsToReadAgain(set, timed, again, slots, length, windowed);
       const first = slots;
       const line = namesLineInDoubt(set.length, length, first);
       const touched = line === undefined ? 'every' : touchedPositions(cuts, line);
@@ -319,11 +329,12 @@ export class MrzReader {
       // the other passes, unless the first read's names row is sure enough that the fused one
       // most likely leaves it no chance; then it waits for the fused row to tell (measured on 200
       // generated documents: of 103 reads not ruled out before, 45 had a first row that sure,
-      // and 38 of those fused past reach).
-      const possible = line !== undefined && surerNamesPossible(first[line]!, touched);
+      // and 38 of those fused past reach). Not beside windows: a whole-row read of a zone whose
+      // rows lose text loses it too.
+      const possible = windowed.lost.length === 0 && line !== undefined && surerNamesPossible(first[line]!, touched);
       const early = possible && rowSureness(first[line]!) <= NAMES_SURE_ENOUGH_TO_WAIT;
       let tightNames = early ? this.readNamesTight(img, source, set, length, first) : undefined;
-      slots = await this.readAgain(img, source, set, timed, cuts, length);
+      slots = await this.readAgain(img, source, set, timed, cuts, length, windowed);
       if (possible && !early && surerNamesPossible(slots[line]!)) tightNames = this.readNamesTight(img, source, set, length, first);
       slots = withSurerNames(pickFormat(set.length, length, slots), slots, await tightNames);
     }
@@ -350,15 +361,22 @@ export class MrzReader {
    * a row whose characters are in doubt (mrz-reread.ts), or the whole row where those cannot
    * be told or would cover most of it. Each row's own reads are fused, position by position.
    */
-  private cutsToReadAgain(set: RowRead[], timed: TimedAlignment[], again: number[], slots: SlotDist[][], length: number): RereadCut[] {
+  private cutsToReadAgain(set: RowRead[], timed: TimedAlignment[], again: number[], slots: SlotDist[][], length: number, windowed: RowsLost): RereadCut[] {
     const format = pickFormat(set.length, length, slots);
     const checks = parseMrz(repairMrz(format, slots).lines)?.checks;
-    return again.flatMap((li) => rereadCuts(format, slots, li, set[li]!, timed[li]!, length, checks));
+    // Rows that lost stretches of text are read in windows placed by the reference row's timing (mrz-row-windows.ts).
+    return again.flatMap((li) => (windowed.lost.includes(li) ? windowCuts(li, set[li]!.quad, windowed.timing, length) : rereadCuts(format, slots, li, set[li]!, timed[li]!, length, checks)));
   }
 
-  private async readAgain(img: RgbImage, source: SourceView, set: RowRead[], timed: TimedAlignment[], cuts: RereadCut[], length: number): Promise<SlotDist[][]> {
-    if (this.trace) this.trace(`read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}`);
-    const variants = timed.map((t) => [t.slots]);
+  private async readAgain(img: RgbImage, source: SourceView, set: RowRead[], timed: TimedAlignment[], cuts: RereadCut[], length: number, windowed: RowsLost): Promise<SlotDist[][]> {
+    const ref = windowed.timing;
+    const isLost = (li: number) => windowed.lost.includes(li);
+    if (this.trace)
+      this.trace(
+        `read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}${windowed.lost.length ? ` (in windows: ${windowed.lost.join(',')})` : ''}`,
+      );
+    // A row's first read is fused with its second looks, unless it lost stretches of text.
+    const variants = timed.map((t, li) => (isLost(li) ? [] : [t.slots]));
     const more = await Promise.all(
       MORE_PASSES.map((pass) =>
         this.readQuads(
@@ -373,9 +391,9 @@ export class MrzReader {
       reads.forEach((r, i) => {
         const cut = cuts[i]!;
         const row = set[cut.line]!;
-        const t = timed[cut.line]!;
+        const t = isLost(cut.line) ? ref : { ...timed[cut.line]!, cropWidth: row.cropWidth };
         variants[cut.line]!.push(
-          cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: row.cropWidth, length }, cut.span) : this.align(r, length),
+          cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: t.cropWidth, length }, cut.span) : this.align(r, length),
         );
       });
     return variants.map(fuse);
@@ -394,9 +412,13 @@ export class MrzReader {
   }
 
   /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
-  private async withGlyphs(set: RowRead[], slots: SlotDist[][], length: number): Promise<SlotDist[][]> {
+  private async withGlyphs(set: RowRead[], read: SlotDist[][], length: number): Promise<SlotDist[][]> {
+    const format = pickFormat(set.length, length, read);
+    // Fillers told by the document's own filler glyph (mrz-filler-cells.ts), in any font.
+    const fillerReport: FillerReport = { fillers: 0, lifted: [] };
+    const slots = withFillerEvidence(format, set, read, this.classIdx, fillerReport);
+    if (this.trace) this.trace(`fillers ${fillerReport.fillers} low ${fillerReport.fillerLow?.toFixed(2)} other ${fillerReport.otherHigh?.toFixed(2)} lifted ${fillerReport.lifted.join(',')}`);
     if (!this.glyphs) return slots;
-    const format = pickFormat(set.length, length, slots);
     // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
     const unsure = slots.some((line) => line.some((d) => Math.max(...d) < GLYPH_ASK_BELOW));
     if (!unsure && parseMrz(repairMrz(format, slots).lines)?.result.check_digits_valid) return slots;
