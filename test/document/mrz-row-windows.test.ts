@@ -37,8 +37,8 @@ describe('MRZ rows the recogniser lost stretches of, read in windows (issue 15)'
   it('picks the collapsed row, with the sibling that read most as the timing reference, and none when that sibling lost text itself', () => {
     const good = row('V<GHASTILKLYS<<GAENG<WALFOJ<<<<<<<<<<<<<<<<<', range(0, 43));
     const collapsed = row('020612220210', [6, 10, 14, 15, 16, 18, 19, 20, 22, 24, 26, 27]);
-    assert.deepEqual(rowsLostInStretches([good, collapsed], 44), { lost: [1], reference: 0 });
-    assert.deepEqual(rowsLostInStretches([collapsed, good], 44), { lost: [0], reference: 1 });
+    assert.deepEqual(rowsLostInStretches([good, collapsed], 44), { lost: [1], reference: 0, timing: good });
+    assert.deepEqual(rowsLostInStretches([collapsed, good], 44), { lost: [0], reference: 1, timing: good });
     assert.deepEqual(rowsLostInStretches([good, row('X'.repeat(44), range(0, 43))], 44).lost, []);
     const bothBad = row('V<GHA' + 'LYS<<GAENG<WALFOJ<<<<<<<<<<<<<<<<<', [...range(0, 4), ...range(15, 43)]);
     assert.deepEqual(rowsLostInStretches([bothBad, collapsed], 44).lost, []);
