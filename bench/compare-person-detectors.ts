@@ -23,9 +23,9 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Detection } from '../src/modules/person/yolox-detector.js';
 import { linearAssignment } from '../src/modules/person/linear-assignment.js';
 import { readMot, type MotBox } from './lib/mot-metrics.js';
+import { iou, occlusion } from './lib/annotated-overlap.js';
 import { truthCounts } from './lib/line-counts.js';
 import { detectAll, frames } from './lib/detection-cache.js';
 import { randomLines, randomZones } from './lib/random-rules.js';
@@ -221,29 +221,6 @@ function match<T extends Box & { score: number }>(gts: MotBox[], dets: T[], st: 
   st.tp += out.size;
   for (const d of out.values()) st.matchedScores.push((d as Box & { score: number }).score);
   return out;
-}
-
-function iou(g: MotBox, d: Box | Detection): number {
-  const iw = Math.min(g.x + g.w, d.x2) - Math.max(g.x, d.x1);
-  const ih = Math.min(g.y + g.h, d.y2) - Math.max(g.y, d.y1);
-  if (iw <= 0 || ih <= 0) return 0;
-  const inter = iw * ih;
-  return inter / (g.w * g.h + (d.x2 - d.x1) * (d.y2 - d.y1) - inter);
-}
-
-/** Fraction of g covered by annotated people in front of it (box bottom lower), on a 16x16 grid. */
-function occlusion(g: MotBox, all: MotBox[]): number {
-  const front = all.filter((o) => o !== g && o.y + o.h > g.y + g.h);
-  if (!front.length) return 0;
-  let covered = 0;
-  for (let i = 0; i < 16; i++) {
-    for (let j = 0; j < 16; j++) {
-      const x = g.x + ((i + 0.5) * g.w) / 16;
-      const y = g.y + ((j + 0.5) * g.h) / 16;
-      if (front.some((o) => x >= o.x && x < o.x + o.w && y >= o.y && y < o.y + o.h)) covered++;
-    }
-  }
-  return covered / 256;
 }
 
 function quantile(v: number[], p: number): number {

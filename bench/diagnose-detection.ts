@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import type { Detection } from '../src/modules/person/yolox-detector.js';
 import { linearAssignment } from '../src/modules/person/linear-assignment.js';
 import { readMot, type MotBox } from './lib/mot-metrics.js';
+import { iou, occlusion } from './lib/annotated-overlap.js';
 import { truthCounts } from './lib/line-counts.js';
 import { detectAll } from './lib/detection-cache.js';
 import { randomLines, randomZones } from './lib/random-rules.js';
@@ -161,29 +162,6 @@ function footFromHeight(boxes: MotBox[], k: number, onlyUp = false): MotBox[] {
       const median = sorted[Math.floor(sorted.length / 2)]!;
       return { ...b, h: onlyUp ? Math.min(b.h, median) : median };
     });
-}
-
-function iou(g: MotBox, d: Detection): number {
-  const iw = Math.min(g.x + g.w, d.x2) - Math.max(g.x, d.x1);
-  const ih = Math.min(g.y + g.h, d.y2) - Math.max(g.y, d.y1);
-  if (iw <= 0 || ih <= 0) return 0;
-  const inter = iw * ih;
-  return inter / (g.w * g.h + (d.x2 - d.x1) * (d.y2 - d.y1) - inter);
-}
-
-/** Fraction of g covered by the union of the boxes in front of it (approximated on a 16x16 grid). */
-function occlusion(g: MotBox, all: MotBox[]): number {
-  const front = all.filter((o) => o !== g && o.y + o.h > g.y + g.h);
-  if (!front.length) return 0;
-  let covered = 0;
-  for (let i = 0; i < 16; i++) {
-    for (let j = 0; j < 16; j++) {
-      const x = g.x + ((i + 0.5) * g.w) / 16;
-      const y = g.y + ((j + 0.5) * g.h) / 16;
-      if (front.some((o) => x >= o.x && x < o.x + o.w && y >= o.y && y < o.y + o.h)) covered++;
-    }
-  }
-  return covered / 256;
 }
 
 function q(v: number[], p: number): string {
