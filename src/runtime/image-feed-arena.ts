@@ -3,7 +3,7 @@ import { fillImageTensor, imageFeedSize, type ImageFeed } from './image-feed.js'
 
 /**
  * The inference worker's image inputs, kept in WebAssembly memory and filled there with SIMD
- * (image-fill.wat): a 640x480 detector input in 0.27 ms, the copy of its bytes in included,
+ * (image-fill.wat): a 640x480 detector input in 0.27 ms, the copy of its bytes included,
  * against 0.78 ms for fillImageTensor's four-pixels-a-word JavaScript (bench/image-fill.ts).
  * onnxruntime-node reads a tensor from a view on this memory as from any Float32Array, so the
  * floats are never copied out.
