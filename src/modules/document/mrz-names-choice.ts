@@ -1,4 +1,5 @@
-import { MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
+import { MRZ_ALPHABET, pickFormat, type FormatDef } from './mrz-format.js';
+import { namesUncertain, type RereadCut } from './mrz-reread.js';
 import type { SlotDist } from './mrz-repair.js';
 import { topCertainty } from './mrz-confidence.js';
 
@@ -66,3 +67,20 @@ export function withSurerNames(format: FormatDef, slots: SlotDist[][], alt: Slot
 }
 
 const FILLER = MRZ_ALPHABET.length - 1;
+
+/** The names row of a zone whose names the first read left a character uncertain in (see namesUncertain). */
+export function namesLineInDoubt(rows: number, length: number, slots: SlotDist[][]): number | undefined {
+  const format = pickFormat(rows, length, slots);
+  return namesUncertain(format, slots) ? format.fields.names?.line : undefined;
+}
+
+/** The positions of row `line` the second look fuses other reads into ('every' when it reads the row whole). */
+export function touchedPositions(cuts: RereadCut[], line: number): Set<number> | 'every' {
+  const out = new Set<number>();
+  for (const c of cuts) {
+    if (c.line !== line) continue;
+    if (!c.span) return 'every';
+    for (let k = c.span.inner.start; k <= c.span.inner.end; k++) out.add(k);
+  }
+  return out;
+}

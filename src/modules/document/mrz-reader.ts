@@ -4,11 +4,11 @@ import { pickFormat } from './mrz-format.js';
 import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
-import { alignLine, alignLineTimed, distsToText, estimateCells, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
+import { alignLine, alignLineTimed, distsToText, estimateCells, fuse, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
 import { rowExtent, widthFromExtents, zonePitch } from './mrz-row-end.js';
-import { alignSpan, namesUncertain, rereadCuts, rowsToReadAgain, type RereadCut } from './mrz-reread.js';
+import { alignSpan, rereadCuts, rowsToReadAgain, type RereadCut } from './mrz-reread.js';
 import { mrzConfidence } from './mrz-confidence.js';
-import { rowSureness, surerNamesPossible, withSurerNames } from './mrz-names-choice.js';
+import { namesLineInDoubt, rowSureness, surerNamesPossible, touchedPositions, withSurerNames } from './mrz-names-choice.js';
 import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowsKept, zoneRowSets } from './mrz-zone-rows.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
@@ -452,23 +452,6 @@ function blockSpan(group: Row[]): { x1: number; x2: number } {
   return { x1: Math.min(...group.map((r) => r.x1)) - 0.15 * h, x2: Math.max(...group.map((r) => r.x2)) + 0.15 * h };
 }
 
-/** The names row of a zone whose names the first read left a character uncertain in (see namesUncertain). */
-function namesLineInDoubt(rows: number, length: number, slots: SlotDist[][]): number | undefined {
-  const format = pickFormat(rows, length, slots);
-  return namesUncertain(format, slots) ? format.fields.names?.line : undefined;
-}
-
-/** The positions of row `line` the second look fuses other reads into ('every' when it reads the row whole). */
-function touchedPositions(cuts: RereadCut[], line: number): Set<number> | 'every' {
-  const out = new Set<number>();
-  for (const c of cuts) {
-    if (c.line !== line) continue;
-    if (!c.span) return 'every';
-    for (let k = c.span.inner.start; k <= c.span.inner.end; k++) out.add(k);
-  }
-  return out;
-}
-
 /** The readings of `sets` one after the other, stopping after one whose checks all hold. */
 async function firstUnlessValid<T>(sets: T[], parse: (set: T) => Promise<MrzReading | undefined>): Promise<(MrzReading | undefined)[]> {
   const out: (MrzReading | undefined)[] = [];
@@ -478,17 +461,6 @@ async function firstUnlessValid<T>(sets: T[], parse: (set: T) => Promise<MrzRead
     if (reading?.parsed.result.check_digits_valid) break;
   }
   return out;
-}
-
-/** Per-position weighted average of several reads' distributions. */
-function fuse(reads: AlignedSlot[][]): SlotDist[] {
-  return reads[0]!.map((slot, k) => {
-    const out = new Float32Array(slot.dist.length);
-    let total = 0;
-    for (const r of reads) total += r[k]!.weight;
-    for (const r of reads) for (let c = 0; c < out.length; c++) out[c] = out[c]! + (r[k]!.dist[c]! * r[k]!.weight) / total;
-    return out;
-  });
 }
 
 /**

@@ -263,3 +263,14 @@ export function distsToText(slots: SlotDist[]): string {
     })
     .join('');
 }
+
+/** Per-position weighted average of several reads' distributions. */
+export function fuse(reads: AlignedSlot[][]): SlotDist[] {
+  return reads[0]!.map((slot, k) => {
+    const out = new Float32Array(slot.dist.length);
+    let total = 0;
+    for (const r of reads) total += r[k]!.weight;
+    for (const r of reads) for (let c = 0; c < out.length; c++) out[c] = out[c]! + (r[k]!.dist[c]! * r[k]!.weight) / total;
+    return out;
+  });
+}
