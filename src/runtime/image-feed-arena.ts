@@ -1,5 +1,5 @@
 import { IMAGE_FILL_WASM_BASE64 } from './image-fill.wasm.js';
-import { fillImageTensor, imageFeedSize, type ImageFeed } from './image-feed.js';
+import { fillImageTensor, imageFeedSize, padValue, type ImageFeed } from './image-feed.js';
 
 /**
  * The inference worker's image inputs, kept in WebAssembly memory and filled there with SIMD
@@ -35,8 +35,8 @@ const align16 = (n: number) => Math.ceil(n / 16) * 16;
 
 /**
  * Whether (byte - mean) * inv in float32, as the kernel computes it, gives fillImageTensor's
- * float for all 256 bytes. True for the face models' layouts whose std is a power of two (SCRFD
- * 127.5/128, YuNet 0/1); other layouts keep the JavaScript fill, so the tensor never changes.
+ * float for all 256 bytes. True for layouts whose std is a power of two (SCRFD 127.5/128, YuNet
+ * and YOLOX 0/1); other layouts keep the JavaScript fill, so the tensor never changes.
  */
 export function simdFillExact(mean: number, std: number): boolean {
   const m = Math.fround(mean);
@@ -116,7 +116,7 @@ export class ImageFeedArena {
     const { width, height, offsetX, offsetY } = feed;
     if (offsetX + width > W || offsetY + height > H) throw new Error(`image feed ${feed.name}: ${width}x${height} at ${offsetX},${offsetY} does not fit ${W}x${H}`);
     const plane = W * H;
-    if (W > width || H > height) out.fill((0 - feed.mean) / feed.std);
+    if (W > width || H > height) out.fill(padValue(feed));
     new Uint8Array(this.memory.buffer, this.source.offset, feed.rgb.length).set(feed.rgb);
     // Plane addresses in bytes: 'rgb' puts red first, 'bgr' blue.
     const first = out.byteOffset;

@@ -20,9 +20,16 @@ export interface ImageFeed {
   offsetY: number;
   /** Channel order the model wants. */
   order: 'rgb' | 'bgr';
-  /** value = (byte - mean) / std; padding is a zero byte (insightface pastes onto a zero canvas). */
+  /** value = (byte - mean) / std. */
   mean: number;
   std: number;
+  /** The byte the padding stands for: 0 when absent (insightface pastes onto a zero canvas); YOLOX pads with 114. */
+  padByte?: number;
+}
+
+/** The float every padding element holds. */
+export function padValue(feed: ImageFeed): number {
+  return ((feed.padByte ?? 0) - feed.mean) / feed.std;
 }
 
 /** Words read least significant byte first (every platform onnxruntime-node ships for). */
@@ -36,7 +43,7 @@ export function fillImageTensor(feed: ImageFeed, out: Float32Array): Float32Arra
   const { rgb: data, width, height, offsetX, offsetY } = feed;
   if (offsetX + width > W || offsetY + height > H) throw new Error(`image feed ${feed.name}: ${width}x${height} at ${offsetX},${offsetY} does not fit ${W}x${H}`);
   // A reused buffer holds the last image: padding is written whenever there is any.
-  if (W > width || H > height) out.fill((0 - feed.mean) / feed.std);
+  if (W > width || H > height) out.fill(padValue(feed));
   // One table lookup per byte instead of a subtract and a multiply.
   const table = new Float32Array(256);
   for (let v = 0; v < 256; v++) table[v] = (v - feed.mean) / feed.std;

@@ -7,7 +7,9 @@ import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { ModelRegistry, type LoadedModel } from '../../src/runtime/model-registry.js';
 import { readProfile } from '../../src/runtime/hw-profile.js';
 import { packageRoot } from '../../src/core/package-root.js';
-import { decodePersons, fillLetterbox, iou, nms, YoloxPersonDetector } from '../../src/modules/person/yolox-detector.js';
+import { decodePersons, iou, letterboxFeed, nms, YoloxPersonDetector } from '../../src/modules/person/yolox-detector.js';
+import { fillImageTensor, imageFeedSize } from '../../src/runtime/image-feed.js';
+import { ImageFeedArena } from '../../src/runtime/image-feed-arena.js';
 import { PERSON_MODEL } from '../../src/modules/person/person-service.js';
 import { parseHeader } from '../../src/modules/video/ppm-stream.js';
 import { testdata } from '../helpers/paths.js';
@@ -100,14 +102,22 @@ describe('YOLOX person detector', () => {
     dets.forEach((d, i) => assert.ok(Math.abs(d.x1 / 2 - ref[i]!.x1) < 3));
   });
 
-  it('letterbox: BGR planes, top-left, padded with 114', () => {
-    const out = new Float32Array(3 * 4 * 4);
-    fillLetterbox({ data: Buffer.from([10, 20, 30, 40, 50, 60]), width: 2, height: 1 }, 4, 4, out);
+  it('letterbox: BGR planes, top-left, padded with 114, the same floats from the worker SIMD fill', () => {
+    const out = fillImageTensor(letterboxFeed({ data: Buffer.from([10, 20, 30, 40, 50, 60]), width: 2, height: 1 }, 4, 4, 'images'), new Float32Array(3 * 4 * 4));
     assert.deepEqual([out[0], out[16], out[32]], [30, 20, 10]);
     assert.deepEqual([out[1], out[17], out[33]], [60, 50, 40]);
     assert.equal(out[2], 114);
     assert.equal(out[47], 114);
-    assert.throws(() => fillLetterbox({ data: Buffer.alloc(75), width: 5, height: 5 }, 4, 4, out));
+    assert.throws(() => letterboxFeed({ data: Buffer.alloc(75), width: 5, height: 5 }, 4, 4, 'images'), /does not fit/);
+    assert.throws(() => letterboxFeed({ data: Buffer.alloc(80), width: 5, height: 5 }, 8, 8, 'images'), /bytes/);
+    // A frame wide enough for the kernel's 16-pixel passes, as the inference worker fills it.
+    const frame = { data: Buffer.from(Array.from({ length: 37 * 5 * 3 }, (_, i) => (i * 7) % 256)), width: 37, height: 5 };
+    const feed = letterboxFeed(frame, 48, 8, 'images');
+    const lease = new ImageFeedArena().lease('yolox', feed);
+    assert.ok(lease);
+    assert.deepEqual(Array.from(lease.data), Array.from(fillImageTensor(feed, new Float32Array(imageFeedSize(feed)))));
+    assert.equal(lease.data[47], 114);
+    lease.release();
   });
 
   it('decodes the raw head: grid offsets, exp sizes, score = obj x person, scale undone, NMS', () => {

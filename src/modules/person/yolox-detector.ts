@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { floatFeed } from '../../runtime/inference-worker.js';
+import type { ImageFeed } from '../../runtime/image-feed.js';
 import type { LoadedModel } from '../../runtime/model-registry.js';
 
 /** A person box in the frame's pixel coordinates. */
@@ -24,24 +24,17 @@ const PERSON_CLASS = 0;
 const CHANNELS = 85;
 
 /**
- * Writes an RGB frame that already fits in inW x inH into the YOLOX input the
- * MANIFEST prescribes: pasted top-left on a canvas of 114, BGR, raw 0..255, NCHW.
- * One pass over the pixels into a reused buffer.
+ * The YOLOX input the MANIFEST prescribes for an RGB frame that already fits in inW x inH:
+ * pasted top-left on a canvas of 114, BGR, raw 0..255, NCHW. The bytes go to the inference
+ * worker, which fills the floats into a buffer it keeps (image-feed.ts): a frame's 1.2 MB of
+ * floats is neither allocated on the main thread nor copied across for every frame of every
+ * camera.
  */
-export function fillLetterbox(frame: RgbFrame, inW: number, inH: number, out: Float32Array): void {
+export function letterboxFeed(frame: RgbFrame, inW: number, inH: number, name: string): ImageFeed {
   const { width: w, height: h, data } = frame;
   if (w > inW || h > inH) throw new Error(`frame ${w}x${h} does not fit the ${inW}x${inH} detector input`);
-  const plane = inW * inH;
-  out.fill(PAD);
-  for (let y = 0; y < h; y++) {
-    let src = y * w * 3;
-    let dst = y * inW;
-    for (let x = 0; x < w; x++, src += 3, dst++) {
-      out[dst] = data[src + 2]!; // B
-      out[plane + dst] = data[src + 1]!; // G
-      out[2 * plane + dst] = data[src]!; // R
-    }
-  }
+  if (data.length !== w * h * 3) throw new Error(`frame of ${data.length} bytes for ${w}x${h} RGB`);
+  return { name, rgb: data, width: w, height: h, dims: [1, 3, inH, inW], offsetX: 0, offsetY: 0, order: 'bgr', mean: 0, std: 1, padByte: PAD };
 }
 
 /**
@@ -151,9 +144,7 @@ export class YoloxPersonDetector {
     }
     const inW = this.shapedToFrame ? roundUp(input.width) : size;
     const inH = this.shapedToFrame ? roundUp(input.height) : size;
-    const buf = new Float32Array(3 * inW * inH);
-    fillLetterbox(input, inW, inH, buf);
-    const result = await this.model.runner.run([floatFeed(this.inputName, buf, [1, 3, inH, inW])]);
+    const result = await this.model.runner.runImage(letterboxFeed(input, inW, inH, this.inputName));
     const out = result[this.outputName];
     if (!out) throw new Error(`YOLOX session returned no ${this.outputName}`);
     return decodePersons(out.data as Float32Array, inW, inH, scale, frame.width, frame.height, minScore);
