@@ -2,10 +2,11 @@
  * Video throughput. Sources: PETS09-S2L1 re-encoded once as H.264 720p and 1080p at 25 fps
  * (what IP cameras send), cached in bench/out/.
  *
- *   node --import tsx bench/video.ts [--seconds 15] [--max-streams 8] [--input 416] [--only B]
+ *   node --import tsx bench/video.ts [--seconds 15] [--max-streams 8] [--input 416] [--only B] [--decode-threads N]
  *
  * --input N: person.detector_input (the detector's long side, frames at their own aspect; 0: the
- * model's fixed 416 square, letterboxed). --only 0|D|A|B runs one part.
+ * model's fixed 416 square, letterboxed). --decode-threads N: video.decode_threads (the cameras' and
+ * the ffmpeg-alone baseline's; default the config's). --only 0|D|A|B runs one part.
  *
  * D. The detector's cost per person.detector_input: CPU and wall time of one detection of a
  *    4:3 frame (PETS at 720p, scaled into the input box as the camera argv does), for 0 (the 416 square),
@@ -39,7 +40,7 @@ import { machineLine } from './lib/stats.js';
 import { openDetector } from './lib/detection-cache.js';
 
 const { values: opts } = parseArgs({
-  options: { seconds: { type: 'string' }, 'max-streams': { type: 'string' }, input: { type: 'string', default: '416' }, only: { type: 'string' } },
+  options: { seconds: { type: 'string' }, 'max-streams': { type: 'string' }, input: { type: 'string', default: '416' }, only: { type: 'string' }, 'decode-threads': { type: 'string' } },
 });
 const INPUT = Number(opts.input);
 const part = (p: string): boolean => !opts.only || opts.only === p;
@@ -254,7 +255,7 @@ const config = loadConfig({
   env: {},
   overrides: {
     server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: join(OUT, `daemon-${process.pid}`) },
-    video: { enabled: true, max_fps: 10, track_faces: false, file_roots: [OUT] },
+    video: { enabled: true, max_fps: 10, track_faces: false, file_roots: [OUT], ...(opts['decode-threads'] !== undefined ? { decode_threads: Number(opts['decode-threads']) } : {}) },
     person: { detector_input: INPUT },
   },
 });
@@ -263,7 +264,7 @@ let misses = 0;
 let cpuPerStream1 = 0;
 for (let n = 1; n <= MAX_STREAMS && misses < 2; n++) {
   // ffmpeg alone: the same n real-time streams, output parsed and dropped.
-  const argv = fileStreamArgs(ff, file720, detector.inputSize, { maxFps: 10 });
+  const argv = fileStreamArgs(ff, file720, detector.inputSize, { maxFps: 10, decodeThreads: config.video.decode_threads });
   const alone = Array.from({ length: n }, () => {
     const c = spawn(ff.path, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
     const p = new PpmStreamParser(() => undefined);

@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "c607469e-243b-439e-9138-98955ebf36f0"
+      "removed": "1c5c5845-5c34-4d07-8017-c2dc108f8115"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "e01882ef-adcd-425f-b525-91a397c58a42"
+      "removed": "a18a0fe2-d441-4be0-ae05-00d45ee5df3e"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "3e6d6814-35a6-4939-9a64-b6be683337d2"
+      "cancelled": "1ab66051-b8df-46dd-8277-9e7768e567c6"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "efa92679-ba8f-48d9-81c7-dfcf194aedb7",
+      "removed": "e01ac10b-52fb-4dfd-8d2b-c7ee58b9ef57",
       "watchlist": "default",
       "samples": 1
     }
@@ -117,6 +117,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "face_match_threshold": 0.4,
         "max_cameras": 16,
         "watchdog_seconds": 10,
+        "decode_threads": 1,
         "rtsp_timeout_seconds": 5,
         "restart_backoff_initial_seconds": 1,
         "restart_backoff_max_seconds": 30,
@@ -213,9 +214,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 80977604608,
+        "free_bytes": 78809616384,
         "reserve_bytes": 67108864,
-        "detail": "77226.3 MB free (reserve 64 MB)"
+        "detail": "75158.7 MB free (reserve 64 MB)"
       }
     }
   },
@@ -251,8 +252,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 504,
-            "warmup_ms": 51
+            "load_ms": 970,
+            "warmup_ms": 76
           }
         ]
       },
@@ -271,7 +272,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 572,
+            "load_ms": 1070,
             "warmup_ms": 19
           }
         ]
@@ -290,8 +291,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 454,
-            "warmup_ms": 58
+            "load_ms": 936,
+            "warmup_ms": 22
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -301,8 +302,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 460,
-            "warmup_ms": 30
+            "load_ms": 752,
+            "warmup_ms": 202
           }
         ]
       }
@@ -312,7 +313,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "0c2b690c8de3da5147fea04cf9e948a4ac81d871",
+      "commit": "a578f97144030d0aed07ded3b114230dd3f1b6b0",
       "node": "v20.20.2",
       "models": [
         {
@@ -342,9 +343,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "eeb85da4-2add-4a6c-a566-a4283a374d10",
+        "id": "4b58b0eb-3f7b-4035-9d6f-0e4d9b67534c",
         "type": "line_crossed",
-        "timestamp": "2026-11-26T21:33:28.276Z",
+        "timestamp": "2026-11-27T06:53:26.861Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -360,9 +361,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall"
       },
       {
-        "id": "1fec5194-2b87-4083-8e89-1ec8c59abe6f",
+        "id": "1f6630ff-d946-49a0-8116-d3e9e7e94d9c",
         "type": "line_crossed",
-        "timestamp": "2026-11-26T21:33:28.071Z",
+        "timestamp": "2026-11-27T06:53:26.571Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -386,34 +387,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "c607469e-243b-439e-9138-98955ebf36f0",
+        "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-26T21:33:29.083+00:00",
+        "created_at": "2026-11-27T06:53:27.647+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
+      "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795728809088000",
-          "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
-          "event_id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
+          "delivery_id": "1795762407654000",
+          "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+          "event_id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-26T21:33:29.088+00:00",
-          "updated_at": "2026-11-26T21:33:29.222+00:00",
+          "created_at": "2026-11-27T06:53:27.654+00:00",
+          "updated_at": "2026-11-27T06:53:27.892+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -426,10 +427,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "7e77955c-9276-4b9a-924b-b4ccd29b41d5",
+          "cluster_id": "92252dab-d57b-460c-93de-b5cc5b5b3d52",
           "size": 1,
-          "first_seen": "2026-11-26T21:33:16.730Z",
-          "last_seen": "2026-11-26T21:33:16.730Z",
+          "first_seen": "2026-11-27T06:53:09.223Z",
+          "last_seen": "2026-11-27T06:53:09.223Z",
           "watchlists": [
             "default"
           ],
@@ -489,10 +490,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "e01882ef-adcd-425f-b525-91a397c58a42",
+          "cluster_id": "a18a0fe2-d441-4be0-ae05-00d45ee5df3e",
           "size": 1,
-          "first_seen": "2026-11-26T21:33:16.672Z",
-          "last_seen": "2026-11-26T21:33:16.672Z",
+          "first_seen": "2026-11-27T06:53:09.091Z",
+          "last_seen": "2026-11-27T06:53:09.091Z",
           "watchlists": [
             "default"
           ],
@@ -556,10 +557,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "7e77955c-9276-4b9a-924b-b4ccd29b41d5",
+      "cluster_id": "92252dab-d57b-460c-93de-b5cc5b5b3d52",
       "size": 1,
-      "first_seen": "2026-11-26T21:33:16.730Z",
-      "last_seen": "2026-11-26T21:33:16.730Z",
+      "first_seen": "2026-11-27T06:53:09.223Z",
+      "last_seen": "2026-11-27T06:53:09.223Z",
       "watchlists": [
         "default"
       ],
@@ -629,16 +630,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "3e6d6814-35a6-4939-9a64-b6be683337d2",
+      "session_id": "1ab66051-b8df-46dd-8277-9e7768e567c6",
       "challenges": [
-        {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_RIGHT",
           "instruction": "turn head right",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
           "timeout_seconds": 5
         },
         {
@@ -648,7 +649,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "state": "in_progress",
-      "current_challenge": "OPEN_MOUTH",
+      "current_challenge": "TURN_RIGHT",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -656,10 +657,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-26T21:33:20.279Z",
-      "expires_at": "2026-11-26T21:38:20.279Z",
-      "challenge_started_at": "2026-11-26T21:33:20.290Z",
-      "challenge_deadline": "2026-11-26T21:33:25.290Z",
+      "created_at": "2026-11-27T06:53:18.610Z",
+      "expires_at": "2026-11-27T06:58:18.610Z",
+      "challenge_started_at": "2026-11-27T06:53:18.628Z",
+      "challenge_deadline": "2026-11-27T06:53:23.628Z",
       "ended_at": null
     }
   },
@@ -669,11 +670,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10,
-        "frame_count": 81,
+        "fps": 10.01,
+        "frame_count": 82,
         "status": "running",
         "last_error": null,
-        "processed_fps": 10,
+        "processed_fps": 9.92,
         "decoder": "cpu",
         "loop": true,
         "enabled": true
@@ -685,11 +686,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10,
-      "frame_count": 81,
+      "fps": 10.01,
+      "frame_count": 82,
       "status": "running",
       "last_error": null,
-      "processed_fps": 10,
+      "processed_fps": 9.92,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -725,14 +726,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-25T21:30:00.000Z",
-      "to": "2026-11-26T21:33:28.727Z",
+      "from": "2026-11-26T06:45:00.000Z",
+      "to": "2026-11-27T06:53:27.273Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-26T21:30:00.000Z",
-          "end": "2026-11-26T21:45:00.000Z",
+          "start": "2026-11-27T06:45:00.000Z",
+          "end": "2026-11-27T07:00:00.000Z",
           "in": 0,
           "out": 4,
           "entered": 0,
@@ -762,7 +763,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-26T21:33:20.661Z",
+        "created_at": "2026-11-27T06:53:19.167Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -798,7 +799,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-26T21:33:20.671Z",
+        "created_at": "2026-11-27T06:53:19.191Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -827,14 +828,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
+          "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-26T21:33:16.246Z",
-          "updated_at": "2026-11-26T21:33:16.246Z"
+          "enrolled_at": "2026-11-27T06:53:08.079Z",
+          "updated_at": "2026-11-27T06:53:08.079Z"
         }
       ]
     }
@@ -845,12 +846,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "c607469e-243b-439e-9138-98955ebf36f0",
+      "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-26T21:33:29.083+00:00",
+      "created_at": "2026-11-27T06:53:27.647+00:00",
       "enabled": true
     },
     "request": {
@@ -1161,13 +1162,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "c607469e-243b-439e-9138-98955ebf36f0",
+      "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-26T21:33:29.083+00:00",
+      "created_at": "2026-11-27T06:53:27.647+00:00",
       "enabled": true
     },
     "request": {
@@ -1181,15 +1182,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795728809246000",
-      "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
-      "event_id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
+      "delivery_id": "1795762407915000",
+      "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+      "event_id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-26T21:33:29.246+00:00",
-      "updated_at": "2026-11-26T21:33:29.246+00:00",
-      "next_attempt_at": "2026-11-26T21:33:29.246Z",
+      "created_at": "2026-11-27T06:53:27.915+00:00",
+      "updated_at": "2026-11-27T06:53:27.915+00:00",
+      "next_attempt_at": "2026-11-27T06:53:27.915Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1197,26 +1198,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "c607469e-243b-439e-9138-98955ebf36f0",
+      "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-26T21:33:29.083+00:00",
+      "created_at": "2026-11-27T06:53:27.647+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
+        "id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-26T21:33:29.088Z",
+        "timestamp": "2026-11-27T06:53:27.654Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook c607469e-243b-439e-9138-98955ebf36f0",
+          "message": "test delivery to webhook 1c5c5845-5c34-4d07-8017-c2dc108f8115",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1225,15 +1226,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795728809088000",
-        "webhook_id": "c607469e-243b-439e-9138-98955ebf36f0",
-        "event_id": "ec04c20a-b00e-426f-9a64-4a5e05df94b5",
+        "delivery_id": "1795762407654000",
+        "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+        "event_id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-26T21:33:29.088+00:00",
-        "updated_at": "2026-11-26T21:33:29.088+00:00",
-        "next_attempt_at": "2026-11-26T21:33:29.088Z",
+        "created_at": "2026-11-27T06:53:27.654+00:00",
+        "updated_at": "2026-11-27T06:53:27.654+00:00",
+        "next_attempt_at": "2026-11-27T06:53:27.654Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1300,7 +1301,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
+          "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1318,7 +1319,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
+        "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1328,7 +1329,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
+          "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1467,13 +1468,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "efa92679-ba8f-48d9-81c7-dfcf194aedb7",
+      "identity_id": "e01ac10b-52fb-4dfd-8d2b-c7ee58b9ef57",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "7e77955c-9276-4b9a-924b-b4ccd29b41d5",
+      "cluster_id": "92252dab-d57b-460c-93de-b5cc5b5b3d52",
       "promoted_samples": 1
     },
     "request": {
@@ -1483,16 +1484,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "3e6d6814-35a6-4939-9a64-b6be683337d2",
+      "session_id": "1ab66051-b8df-46dd-8277-9e7768e567c6",
       "challenges": [
-        {
-          "type": "OPEN_MOUTH",
-          "instruction": "open mouth",
-          "timeout_seconds": 5
-        },
         {
           "type": "TURN_RIGHT",
           "instruction": "turn head right",
+          "timeout_seconds": 5
+        },
+        {
+          "type": "TURN_LEFT",
+          "instruction": "turn head left",
           "timeout_seconds": 5
         },
         {
@@ -1505,8 +1506,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "3e6d6814-35a6-4939-9a64-b6be683337d2",
-      "challenge_type": "OPEN_MOUTH",
+      "session_id": "1ab66051-b8df-46dd-8277-9e7768e567c6",
+      "challenge_type": "TURN_RIGHT",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1684,7 +1685,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": false,
       "fps": 0,
-      "frame_count": 82,
+      "frame_count": 83,
       "status": "stopped",
       "last_error": "disabled",
       "processed_fps": 0,
@@ -1699,10 +1700,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 82,
+      "frame_count": 83,
       "status": "starting",
       "last_error": "disabled",
-      "processed_fps": 10.1,
+      "processed_fps": 10.07,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -1726,7 +1727,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-26T21:33:20.661Z",
+      "created_at": "2026-11-27T06:53:19.167Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1773,7 +1774,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-26T21:33:20.671Z",
+      "created_at": "2026-11-27T06:53:19.191Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1805,7 +1806,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "7c34b5a3-3858-4caf-b710-0478397e91ac",
+      "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

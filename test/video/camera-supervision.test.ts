@@ -158,6 +158,7 @@ describe('hardware decode fallback', () => {
         realtime: true,
         loop: false,
         rtspTimeoutMs: 2000,
+        decodeThreads: 1,
         watchdogMs: 4000,
         restart: { initialMs: 500, maxMs: 1000, maxRestarts: 3, windowMs: 60_000 },
         failedRetryMs: 0,

@@ -12,6 +12,7 @@ const base = (over: Partial<StreamArgsOptions> = {}): StreamArgsOptions => ({
   realtime: true,
   loop: false,
   rtspTimeoutMs: 5000,
+  decodeThreads: 1,
   ...over,
 });
 
@@ -41,6 +42,17 @@ describe('ffmpeg argv', () => {
     assert.equal(after(b, '-stream_loop'), '-1');
     assert.ok(!b.includes('-re'));
     assert.ok(b.indexOf('-stream_loop') < b.indexOf('-i'));
+  });
+
+  it('software decode runs on video.decode_threads threads; hardware decode and 0 leave ffmpeg its own', () => {
+    const one = buildStreamArgs(base());
+    assert.equal(after(one, '-threads'), '1');
+    assert.ok(one.indexOf('-threads') < one.indexOf('-i'), 'a decoder option goes before its input');
+    assert.equal(after(buildStreamArgs(base({ decodeThreads: 4 })), '-threads'), '4');
+    assert.ok(!buildStreamArgs(base({ decodeThreads: 0 })).includes('-threads'));
+    assert.ok(!buildStreamArgs(base({ decode: { hwaccel: 'vaapi' } })).includes('-threads'));
+    // A device is never hardware-decoded, so the setting holds there too.
+    assert.equal(after(buildStreamArgs(base({ source: parseCameraSource('0'), decode: { hwaccel: 'cuda' } })), '-threads'), '1');
   });
 
   it('devices: v4l2 input, no hardware decode', () => {

@@ -118,6 +118,7 @@ describe('file camera sources are held to video.file_roots and video containers'
       realtime: false,
       loop: false,
       rtspTimeoutMs: 1000,
+      decodeThreads: 1,
     });
     assert.ok(args.indexOf('-format_whitelist') < args.indexOf('-i'));
     const txt = join(media, 'plain.txt');

@@ -23,6 +23,13 @@ export const VideoSection = Type.Object(
       exclusiveMinimum: 0,
       description: 'A camera that delivers no frame for this long (also after a start) is restarted.',
     }),
+    decode_threads: Type.Integer({
+      default: 1,
+      minimum: 0,
+      maximum: 16,
+      description:
+        "Threads of each camera's software decoder (ffmpeg -threads; not used where the hw-profile decodes on hardware). One thread decodes a 720p or 1080p camera in real time at less CPU than ffmpeg's default of one per core, and the cameras share the cores anyway; raise it for a 4K camera on a box without hardware decode. 0: ffmpeg chooses.",
+    }),
     rtsp_timeout_seconds: Type.Number({ default: 5, exclusiveMinimum: 0, description: 'RTSP socket I/O timeout handed to ffmpeg.' }),
     restart_backoff_initial_seconds: Type.Number({ default: 1, exclusiveMinimum: 0, description: 'First delay before restarting a failed stream; doubles per failure.' }),
     restart_backoff_max_seconds: Type.Number({ default: 30, exclusiveMinimum: 0, description: 'Cap of the restart delay.' }),

@@ -278,6 +278,7 @@ export class CameraManager {
       realtime: true,
       loop,
       rtspTimeoutMs: v.rtsp_timeout_seconds * 1000,
+      decodeThreads: v.decode_threads,
       watchdogMs: v.watchdog_seconds * 1000,
       restart: {
         initialMs: v.restart_backoff_initial_seconds * 1000,

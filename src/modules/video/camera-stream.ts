@@ -29,6 +29,7 @@ export interface StreamSettings {
   realtime: boolean;
   loop: boolean;
   rtspTimeoutMs: number;
+  decodeThreads: number;
   watchdogMs: number;
   restart: RestartSettings;
   failedRetryMs: number;

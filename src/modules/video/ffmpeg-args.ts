@@ -28,6 +28,8 @@ export interface StreamArgsOptions {
   loop: boolean;
   /** RTSP: socket I/O timeout. */
   rtspTimeoutMs: number;
+  /** Software decoder threads (video.decode_threads); 0 leaves it to ffmpeg. */
+  decodeThreads: number;
   /** Jetson decoders are per codec; the codec is learnt from a first software run. */
   codec?: string;
 }
@@ -68,6 +70,15 @@ export function hwaccelArgs(decode: DecodePreset, source: CameraSource, codec?: 
 /** True when the preset would actually decode on hardware for this source (and codec). */
 export function usesHardware(decode: DecodePreset, source: CameraSource, codec?: string): boolean {
   return hwaccelArgs(decode, source, codec).length > 0;
+}
+
+/**
+ * The software decoder's thread count. ffmpeg's default, a thread per core with frame
+ * threading, cost 10-15 % more CPU decoding the 720p25 bench file than one thread
+ * (docs/benchmarks.md); several cameras share the cores anyway. Hardware decode is left alone.
+ */
+function decodeThreadArgs(o: Pick<StreamArgsOptions, 'decode' | 'source' | 'codec' | 'decodeThreads'>): string[] {
+  return o.decodeThreads > 0 && !usesHardware(o.decode, o.source, o.codec) ? ['-threads', String(o.decodeThreads)] : [];
 }
 
 /** Options that go before -i for the kind of source. */
@@ -123,6 +134,7 @@ export function buildStreamArgs(o: StreamArgsOptions): string[] {
     'info',
     ...inputArgs(o),
     ...hwaccelArgs(o.decode, o.source, o.codec),
+    ...decodeThreadArgs(o),
     '-i',
     o.source.input,
     '-map',
