@@ -4,18 +4,19 @@ import { pickFormat } from './mrz-format.js';
 import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
-import { alignLine, alignLineTimed, distsToText, estimateCells, fuse, mrzClassIndices, readMrzLine, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
+import { alignLine, alignLineTimed, distsToText, estimateCells, fuse, mrzClassIndices, readMrzLine, type AlignedSlot } from './mrz-slots.js';
 import { rowExtent, widthFromExtents, zonePitch } from './mrz-row-end.js';
-import { alignSpan, rereadCuts, rowsToReadAgain, type RereadCut } from './mrz-reread.js';
+import { rowsToReadAgain } from './mrz-reread.js';
 import { mrzConfidence } from './mrz-confidence.js';
 import { namesLineInDoubt, rowSureness, surerNamesPossible, touchedPositions, withSurerNames } from './mrz-names-choice.js';
 import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowsKept, zoneRowSets } from './mrz-zone-rows.js';
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
-import type { CtcMatrix } from './ctc-decode.js';
-import type { CropOptions, LineImage } from './line-crop.js';
+import type { CropOptions } from './line-crop.js';
 import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
-import { rowLostCells, rowsLostInStretches, windowCuts, type RowsLost } from './mrz-row-windows.js';
+import { rowLostCells, rowsLostInStretches } from './mrz-row-windows.js';
+import { FIRST_PASS, MRZ_ROW_GROWTH, TIGHT_PASS, type ReadPass, type RowRead } from './mrz-read-passes.js';
+import { MrzSecondLook } from './mrz-second-look.js';
 import { withFillerEvidence, type FillerReport } from './mrz-filler-cells.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
@@ -31,15 +32,6 @@ export interface MrzReading {
   lineConfidences: number[];
 }
 
-interface RowRead {
-  quad: Quad;
-  read: LineRead;
-  matrix: CtcMatrix;
-  cropWidth: number;
-  stretch: number;
-  line: LineImage;
-}
-
 /**
  * The pixels the page was made from (the upload, before enlargement, rectification
  * and turns) and the way there from page coordinates. The extra reads of a zone cut
@@ -50,43 +42,6 @@ export interface SourceView {
   image: RgbImage;
   toSource: (p: Point) => Point;
 }
-
-/** One way of cutting and reading a zone's rows. */
-interface ReadPass {
-  stretch: number;
-  fromSource: boolean;
-  /** How much taller than the detected row the crop is cut (MRZ_ROW_GROWTH unless said). */
-  growth?: number;
-}
-
-/**
- * How a zone's rows are read. The first pass decides; the others are read and
- * averaged in only when the first leaves a check digit failing, a row of the
- * wrong length or an uncertain name character (names have no check digit), and only
- * on the rows concerned (see rowsToReadAgain), and of those only the characters in
- * doubt with their neighbours where they can be told (mrz-reread.ts). Each
- * pass blurs small glyphs differently, so their average corrects many single
- * misreads. Measured on the shared MRZ set (raw character errors before repair,
- * rows grown as below): page at 1.15 alone 37, at 1.0 alone 49, these three fused 26.
- */
-const FIRST_PASS: ReadPass = { stretch: 1.15, fromSource: false };
-const MORE_PASSES: ReadPass[] = [
-  { stretch: 1.15, fromSource: true },
-  { stretch: 1, fromSource: true },
-];
-
-/** Crops are cut this many times the detected row height (see growAcross). */
-const MRZ_ROW_GROWTH = 1.35;
-
-/**
- * The last read of a zone whose fused reads still fail a check: rows cut no taller than
- * their boxes, kept when its rows decode to the layout's length and its checks hold.
- * Grown crops take in some of the rows above and below, which the recogniser
- * mostly ignores; on small, turned or blurred print it does not (a 17-degree phone
- * screenshot's TD3, 14-pixel characters at a 20-pixel row pitch, read XEC as X50 in every
- * grown pass and right in this one).
- */
-const TIGHT_PASS: ReadPass = { stretch: 1.15, fromSource: false, growth: 1 };
 
 /** A block measuring fewer cells than this (a TD1's 30, less three for the measure's error) was cut short. */
 const SHORTER_THAN_ANY_LAYOUT = 27;
@@ -321,7 +276,8 @@ export class MrzReader {
       ]),
     ].sort((a, b) => a - b);
     if (again.length > 0) {
-      const cuts = this.cutsToReadAgain(set, timed, again, slots, length, windowed);
+      const look = new MrzSecondLook((quads, pass) => this.readQuads(img, source, quads, pass), this.classIdx, this.trace);
+      const cuts = look.cuts(set, timed, again, slots, length, windowed);
       const first = slots;
       const line = namesLineInDoubt(set.length, length, first);
       const touched = line === undefined ? 'every' : touchedPositions(cuts, line);
@@ -333,9 +289,9 @@ export class MrzReader {
       // rows lose text loses it too.
       const possible = windowed.lost.length === 0 && line !== undefined && surerNamesPossible(first[line]!, touched);
       const early = possible && rowSureness(first[line]!) <= NAMES_SURE_ENOUGH_TO_WAIT;
-      let tightNames = early ? this.readNamesTight(img, source, set, length, first) : undefined;
-      slots = await this.readAgain(img, source, set, timed, cuts, length, windowed);
-      if (possible && !early && surerNamesPossible(slots[line]!)) tightNames = this.readNamesTight(img, source, set, length, first);
+      let tightNames = early ? look.namesTight(set, length, first) : undefined;
+      slots = await look.readAgain(set, timed, cuts, length, windowed);
+      if (possible && !early && surerNamesPossible(slots[line]!)) tightNames = look.namesTight(set, length, first);
       slots = withSurerNames(pickFormat(set.length, length, slots), slots, await tightNames);
     }
     const fused = this.finish(set, await this.withGlyphs(set, slots, length), length, slots);
@@ -354,61 +310,6 @@ export class MrzReader {
     const read = tight.map((r) => fuse([this.align(r, length)]));
     const alone = this.finish(set, await this.withGlyphs(tight, read, length), length, read);
     return alone?.parsed.result.check_digits_valid && (!fused || mrzScore(alone) > mrzScore(fused)) ? alone : fused;
-  }
-
-  /**
-   * The other passes' second look at rows `again`, fused with the first read: only the spans of
-   * a row whose characters are in doubt (mrz-reread.ts), or the whole row where those cannot
-   * be told or would cover most of it. Each row's own reads are fused, position by position.
-   */
-  private cutsToReadAgain(set: RowRead[], timed: TimedAlignment[], again: number[], slots: SlotDist[][], length: number, windowed: RowsLost): RereadCut[] {
-    const format = pickFormat(set.length, length, slots);
-    const checks = parseMrz(repairMrz(format, slots).lines)?.checks;
-    // Rows that lost stretches of text are read in windows placed by the reference row's timing (mrz-row-windows.ts).
-    return again.flatMap((li) => (windowed.lost.includes(li) ? windowCuts(li, set[li]!.quad, windowed.timing, length) : rereadCuts(format, slots, li, set[li]!, timed[li]!, length, checks)));
-  }
-
-  private async readAgain(img: RgbImage, source: SourceView, set: RowRead[], timed: TimedAlignment[], cuts: RereadCut[], length: number, windowed: RowsLost): Promise<SlotDist[][]> {
-    const ref = windowed.timing;
-    const isLost = (li: number) => windowed.lost.includes(li);
-    if (this.trace)
-      this.trace(
-        `read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}${windowed.lost.length ? ` (in windows: ${windowed.lost.join(',')})` : ''}`,
-      );
-    // A row's first read is fused with its second looks, unless it lost stretches of text.
-    const variants = timed.map((t, li) => (isLost(li) ? [] : [t.slots]));
-    const more = await Promise.all(
-      MORE_PASSES.map((pass) =>
-        this.readQuads(
-          img,
-          source,
-          cuts.map((c) => c.quad),
-          pass,
-        ),
-      ),
-    );
-    for (const reads of more)
-      reads.forEach((r, i) => {
-        const cut = cuts[i]!;
-        const row = set[cut.line]!;
-        const t = isLost(cut.line) ? ref : { ...timed[cut.line]!, cropWidth: row.cropWidth };
-        variants[cut.line]!.push(
-          cut.span ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: t.cropWidth, length }, cut.span) : this.align(r, length),
-        );
-      });
-    return variants.map(fuse);
-  }
-
-  /**
-   * The names row read once more in a tight crop (see mrz-names-choice), aligned to the layout,
-   * when the first read left a names character uncertain; undefined otherwise. Started beside
-   * the other passes, so the pool runs it while they run.
-   */
-  private async readNamesTight(img: RgbImage, source: SourceView, set: RowRead[], length: number, slots: SlotDist[][]): Promise<SlotDist[] | undefined> {
-    const line = namesLineInDoubt(set.length, length, slots);
-    if (line === undefined || !set[line]) return undefined;
-    const [tight] = await this.readQuads(img, source, [set[line].quad], TIGHT_PASS);
-    return tight ? fuse([this.align(tight, length)]) : undefined;
   }
 
   /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
