@@ -29,6 +29,7 @@ const { values } = parseArgs({
     failures: { type: 'string', description: 'file to write one JSON line per failing document to' },
     types: { type: 'string', description: 'comma-separated layouts to draw from (TD1,TD2,TD3,MRVA,MRVB); all by default' },
     concurrency: { type: 'string', default: '3' },
+    'low-light': { type: 'boolean', default: false, description: 'every document photographed in a dim room (the low-light damage forced)' },
   },
 });
 const N = Number(values.n);
@@ -43,7 +44,7 @@ const app = await buildApp(loadConfig({ env: {}, overrides: { server: { log_leve
 await app.ready();
 
 console.log(machineLine());
-console.log(`generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''})`);
+console.log(`generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''})`);
 
 interface Tally {
   n: number;
@@ -86,7 +87,7 @@ async function evaluate(i: number): Promise<void> {
   // Each document has its own stream, so one document can be replayed alone (seed, index).
   const rng = new Rng((SEED ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0);
   const id = randomIdentity(rng, TYPES ? { format: rng.pick(TYPES) } : {});
-  const doc = await renderDocument(id, rng);
+  const doc = await renderDocument(id, rng, values['low-light'] ? { lowLight: true } : {});
   const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
   // 503 BUSY is the daemon's admission control shedding load (a busy box, several documents in
   // flight): a client retries after Retry-After, and so does the evaluation; only the answer counts.
