@@ -299,3 +299,27 @@ describe("fillers told by the document's own filler glyph (real PP-OCRv4 models)
     ]);
   });
 });
+
+describe('O read as 0 in document numbers, swapped back by the check digit (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15), read wrong on main 1dee1a1: a document number's O read as 0 with no second guess,
+  // the check digit failing (valid false), in OCR-B and Liberation Mono (mrz-lookalike-swap.ts):
+  // - seed 821135913 #5 (MRV-A, OCR-B) `O38436797`, #63 (TD2, Liberation Mono) `QXJAA7O46`;
+  // - seed 2064935195 #0 (MRV-A, OCR-B) `ITLRC0EZO`, #96 (MRV-B, OCR-B) `O082073<<`.
+  it('reads the O the check digit asks for, and says the number is uncertain', async () => {
+    for (const [seed, index, format] of [
+      [821135913, 5, 'MRVA'],
+      [821135913, 63, 'TD2'],
+      [2064935195, 0, 'MRVA'],
+      [2064935195, 96, 'MRVB'],
+    ] as const) {
+      const { want, got, status, format: drawn } = await readEvalDoc(seed, index);
+      assert.equal(drawn, format, `${seed} #${index}`);
+      assert.equal(status, 200);
+      assert.deepEqual(wrongFields(got, want), [], `${seed} #${index}: ${got?.raw_mrz.join(' / ')}`);
+      assert.equal(got?.check_digits_valid, true);
+      assert.ok(got?.warnings.includes('document_number_uncertain'), `${seed} #${index}: ${got?.warnings.join(',')}`);
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FORMATS, MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
+import { checkDigit, FORMATS, MRZ_ALPHABET } from '../../src/modules/document/mrz-format.js';
 import { parseMrz } from '../../src/modules/document/mrz-parser.js';
 import { distFromChar, distsFromLine, fillNameTail, repairMrz, type SlotDist } from '../../src/modules/document/mrz-repair.js';
 
@@ -91,6 +91,83 @@ describe('MRZ repair: check digits', () => {
     d[MRZ_ALPHABET.indexOf('2')] = 0.35;
     slots[1]![6] = d;
     assert.equal(repairMrz(FORMATS.TD1, slots).lines[1], TD1[1]);
+  });
+});
+
+/** Slots of `lines` read surely (look-alikes all but ruled out), with `spots` [line, pos, p] read at p against an unfitting digit. */
+function sure(lines: string[], spots: [number, number, number][] = []): SlotDist[][] {
+  const slots = lines.map((l) => distsFromLine(l, 1e-4));
+  for (const [li, pos, p] of spots) {
+    const d = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
+    const c = lines[li]![pos]!;
+    d[MRZ_ALPHABET.indexOf(c)] = p;
+    d[MRZ_ALPHABET.indexOf(c === '7' ? '1' : '7')] = 1 - p;
+    slots[li]![pos] = d;
+  }
+  return slots;
+}
+
+// An MRV-A visa (no composite check): number 0-8, its check 9.
+const visa = (number: string) => ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', `${number}${checkDigit(number)}UTO7408122F1204159${'<'.repeat(16)}`];
+
+describe('MRZ repair: look-alikes the recogniser was sure of', () => {
+  // Regression (issue 15): O read as 0 with no second guess, the check failing, in every font.
+  it('swaps the one O/0 or I/1 the check digit asks for, and only it', () => {
+    const want = visa('L898O02C3');
+    const read = [want[0]!, set(want[1]!, 4, '0')];
+    assert.deepEqual(repairMrz(FORMATS.MRVA, sure(read)).lines, want);
+    const withI = visa('L8I8902C3');
+    assert.deepEqual(repairMrz(FORMATS.MRVA, sure([withI[0]!, set(withI[1]!, 2, '1')])).lines, withI);
+  });
+
+  it('leaves the check failing when its digit was read unsurely (the digit may be the misread)', () => {
+    const want = visa('L898O02C3');
+    const read = [want[0]!, set(want[1]!, 4, '0')];
+    const out = repairMrz(FORMATS.MRVA, sure(read, [[1, 9, 0.6]])).lines;
+    assert.equal(out[1], read[1]);
+    assert.equal(parseMrz(out)!.result.check_digits_valid, false);
+  });
+
+  it('leaves the check failing when two swaps fit as well (0 and 0 at the same weight)', () => {
+    const want = visa('O12045678');
+    const read = [want[0]!, set(want[1]!, 0, '0')];
+    assert.equal(repairMrz(FORMATS.MRVA, sure(read)).lines[1], read[1]);
+  });
+
+  // Regression (issue 15, a TD1 in DejaVu Sans Mono): O read as 0 in the document number and in the optional data.
+  it('swaps a second look-alike where the composite alone still fails, in data only it covers', () => {
+    const l1 = `I<UTO${'O07788'}7<<${checkDigit('O07788' + '7<<')}<<<<<<<<<<<<<<<`;
+    const head = `7408122F1204159UTO4QLNIBO<<<<`;
+    const want = [l1, head + checkDigit(l1.slice(5, 30) + head.slice(0, 7) + head.slice(8, 15) + head.slice(18, 29)), 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'];
+    const read = [set(want[0]!, 5, '0'), set(want[1]!, 24, '0'), want[2]!];
+    assert.deepEqual(repairMrz(FORMATS.TD1, sure(read)).lines, want);
+  });
+
+  it('needs every check over the swapped character to hold: the composite too', () => {
+    // A TD3 whose number reads L8989O2C3 with its own check misprinted to fit and the composite failing: no swap.
+    const num = 'L89890' + '2C3';
+    const l2 = `${num}${checkDigit('L8989O2C3')}UTO7408122F1204159ZE184226B<<<<<10`;
+    const out = repairMrz(FORMATS.TD3, sure([TD3[0]!, l2])).lines;
+    assert.equal(out[1]!.slice(0, 9), num);
+  });
+});
+
+describe('MRZ repair: check digits read as fillers', () => {
+  // Regression (issue 15): a passport cut at 36 characters ends its second row in padding where a TD2's
+  // composite digit sits; the repair made that filler whatever digit the check asked for, and the passport
+  // passed every TD2 check.
+  it('does not make a filler read surely at a composite digit into the digit the check asks for', () => {
+    const td2 = ['I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'D231458907UTO7408122F1204159<<<<<<<6'];
+    const read = [td2[0]!, set(td2[1]!, 35, '<')];
+    const slots = read.map((l) => distsFromLine(l));
+    // The filler a tenth as likely to be a 6 as a filler: no digit was seen there.
+    slots[1]![35]![MRZ_ALPHABET.indexOf('6')] = 0.09;
+    const out = repairMrz(FORMATS.TD2, slots).lines;
+    assert.equal(out[1]![35], '<');
+    assert.equal(parseMrz(out)!.checks.find((c) => c.name === 'comp')!.valid, false);
+    // A digit nearly as likely as the filler is still read.
+    slots[1]![35]![MRZ_ALPHABET.indexOf('6')] = 0.5;
+    assert.equal(repairMrz(FORMATS.TD2, slots).lines[1], td2[1]);
   });
 });
 

@@ -125,14 +125,15 @@ export class MrzReader {
    * The rows re-read with the block lengthened on the right to hold `target` characters at the
    * pitch the rows were read at (the median of those whose pitch can be told: a names row of
    * merged fillers has too few adjacent characters to tell it); undefined when the pitch
-   * cannot be told or the block already holds nearly that many.
+   * cannot be told or the block already holds nearly that many. `reads` were cut over [x1, x2];
+   * the new reads are cut over [x1, to].
    */
-  private async readLonger(img: RgbImage, rows: Row[], x1: number, x2: number, reads: RowRead[], target: number): Promise<RowRead[] | undefined> {
+  private async readLonger(img: RgbImage, rows: Row[], x1: number, x2: number, reads: RowRead[], target: number): Promise<{ reads: RowRead[]; to: number } | undefined> {
     const p = zonePitch(reads, x1, x2);
     if (!p) return undefined;
     const more = (target - p.cells + 1) * p.pitchX;
     if (!(more > 2 * p.pitchX)) return undefined;
-    return this.readRows(img, rows, x1, x2 + more);
+    return { reads: await this.readRows(img, rows, x1, x2 + more), to: x2 + more };
   }
 
   /**
@@ -168,7 +169,13 @@ export class MrzReader {
     let reads = all.filter((_, i) => keepRow[i]);
     // The detected row each read was cut from (a row one pitch off for a missed TD1 row).
     const rowOf = new Map<RowRead, Row>(reads.map((r, i) => [r, kept[i]!]));
-    const remember = (rs: RowRead[], rows: Row[]) => rs.forEach((r, i) => rowOf.set(r, rows[i]!));
+    // Where each read's crop ended on the right (x2 unless read longer).
+    const endOf = new Map<RowRead, number>();
+    const remember = (rs: RowRead[], rows: Row[], to = x2) =>
+      rs.forEach((r, i) => {
+        rowOf.set(r, rows[i]!);
+        endOf.set(r, to);
+      });
     if (!reads.some((r) => mrzLike(r.read.text))) return undefined;
     // Every row cut inside its padding: the block itself is short of the layout (a TD1 whose
     // rows all end in fillers after 15-19 characters, or three rows that measure fewer cells
@@ -179,8 +186,8 @@ export class MrzReader {
       const target = reads.length === 3 || opensLikeTd1SecondRow(reads[0]!.read.text) ? 30 : 44;
       const longer = await this.readLonger(img, kept, x1, x2, reads, target);
       if (longer) {
-        remember(longer, kept);
-        reads = longer;
+        remember(longer.reads, kept, longer.to);
+        reads = longer.reads;
       }
     }
     const td1Tail = reads.length === 2 && opensLikeTd1SecondRow(reads[0]!.read.text);
@@ -213,8 +220,8 @@ export class MrzReader {
       if (width === 44 || nearestLength(reads) === 30) {
         const longer = await this.readLonger(img, kept, x1, x2, reads, width);
         if (longer) {
-          remember(longer, kept);
-          reads = longer;
+          remember(longer.reads, kept, longer.to);
+          reads = longer.reads;
         }
       }
     }
@@ -239,15 +246,16 @@ export class MrzReader {
     // A two-row zone read 36 wide whose composite check alone fails may be a 44-character
     // one whose rows the detector cut before their padding (names row included): a TD3's
     // document number, birth and expiry date and their digits sit where a TD2's do, its
-    // composite digit does not. Read on to 44 at the rows' pitch and keep that read when its
-    // checks do better.
+    // composite digit does not. Read on to 44 at the pitch the rows were read at (over the
+    // span they were cut from, which may already be longer than the block) and keep that read
+    // when its checks do better.
     const cut = best;
     const compositeOnly = cut?.parsed.checks.every((c) => c.valid || c.name === 'comp') ?? false;
     if (cut && compositeOnly && !cut.parsed.result.check_digits_valid && cut.quads.length === 2 && cut.parsed.result.raw_mrz[0]!.length === 36) {
       const pair = reads.filter((r) => cut.quads.includes(r.quad));
       const rows = pair.map((r) => rowOf.get(r)!);
-      const longer = pair.length === 2 ? await this.readLonger(img, rows, x1, x2, pair, 44) : undefined;
-      const wide = longer ? await this.parseSet(img, source, longer, false, 44) : undefined;
+      const longer = pair.length === 2 ? await this.readLonger(img, rows, x1, endOf.get(pair[0]!) ?? x2, pair, 44) : undefined;
+      const wide = longer ? await this.parseSet(img, source, longer.reads, false, 44) : undefined;
       if (wide && mrzScore(wide) > mrzScore(cut)) best = wide;
     }
     return best && widthUnsure && best.parsed.result.raw_mrz.length === 2 ? withWarning(best, 'format_uncertain') : best;

@@ -1,6 +1,7 @@
 import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
 import { classAllows, MRZ_ALPHABET, type CharClass, type FormatDef, type Span } from './mrz-format.js';
 import { resolveChecks } from './mrz-parser.js';
+import { lookAlikeSwap } from './mrz-lookalike-swap.js';
 
 /** Probabilities over MRZ_ALPHABET for one character position of a line. */
 export type SlotDist = Float32Array;
@@ -170,6 +171,9 @@ const CODE_FILLER_PRIOR = 2;
 /** Changes whose probability falls this far below the read character are not made (a clearly printed wrong digit stays wrong). */
 const MAX_FIX_COST = Math.log(30);
 
+/** The most a filler read at a check digit that takes none may cost to become a digit (one a third as likely). */
+const FILLER_AS_DIGIT_MAX_COST = Math.log(3);
+
 /**
  * Turns per-position distributions into MRZ lines: each position takes the most
  * probable character its field admits (digits in dates, letters in names, ...),
@@ -206,14 +210,18 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
     for (const sp of check.data) for (let p = sp.start; p < sp.end; p++) positions.push([sp.line, p]);
     positions.push([check.digit.line, check.digit.pos]);
     // Candidates per position: admitted characters other than the current one, cheapest first.
-    const cands = positions.map(([li, pos]) => {
+    const cands = positions.map(([li, pos], k) => {
       const cur = lines[li]![pos]!;
       const base = logp(li, pos, cur);
       const cls = format.classes[li]![pos]!;
+      // A check digit read as a filler where the check takes none: a digit only if the recogniser
+      // nearly saw one. A 44-character zone read 36 wide ends its second row in a filler where a
+      // TD2's composite digit sits; made into whatever digit fits, it passed every check.
+      const maxCost = k === positions.length - 1 && cur === '<' && !check.fillerWhenEmpty ? FILLER_AS_DIGIT_MAX_COST : MAX_FIX_COST;
       return [...MRZ_ALPHABET]
         .filter((c) => c !== cur && classAllows(cls, c))
         .map((c) => ({ c, cost: base - logp(li, pos, c) }))
-        .filter((x) => x.cost < MAX_FIX_COST)
+        .filter((x) => x.cost < maxCost)
         .sort((a, b) => a.cost - b.cost)
         .slice(0, 4);
     });
@@ -253,6 +261,11 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
     if (best) {
       for (const [i, c] of best.changes) lines[positions[i]![0]]![positions[i]![1]] = c;
       fixes += best.changes.length;
+    } else {
+      // Too unlikely for the recogniser, yet the check asks for it: an O read as 0 (mrz-lookalike-swap.ts).
+      const swaps = lookAlikeSwap(format, lines, slots, check) ?? [];
+      for (const s of swaps) lines[s.line]![s.pos] = s.c;
+      fixes += swaps.length;
     }
   }
   return { lines: asStrings(), checkFixes: fixes };
