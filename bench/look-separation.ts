@@ -11,10 +11,10 @@
  */
 import { join } from 'node:path';
 import { appearanceSimilarity, blendAppearance, type Appearance } from '../src/modules/person/appearance.js';
-import { linearAssignment } from '../src/modules/person/linear-assignment.js';
 import { detectAll } from './lib/detection-cache.js';
 import { withAppearance } from './lib/appearance-cache.js';
-import { iouBox, readMot } from './lib/mot-metrics.js';
+import { matchAnnotated } from './lib/annotated-overlap.js';
+import { readMot } from './lib/mot-metrics.js';
 import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
 import { openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
@@ -39,13 +39,7 @@ for (const scene of SCENES) {
     const s = place.frameW / f.width;
     const dets = f.dets.filter((d) => d.score >= 0.5 && d.look);
     const truth = byFrame.get(i + 1) ?? [];
-    const cost = new Float64Array(truth.length * dets.length);
-    for (let a = 0; a < truth.length; a++)
-      for (let b = 0; b < dets.length; b++) {
-        const d = dets[b]!;
-        cost[a * dets.length + b] = 1 - iouBox(truth[a]!, { frame: 0, id: 0, x: d.x1 * s, y: d.y1 * s, w: (d.x2 - d.x1) * s, h: (d.y2 - d.y1) * s });
-      }
-    for (const [a, b] of linearAssignment(cost, truth.length, dets.length, 0.5).matches) {
+    for (const [a, b] of matchAnnotated(truth, dets, s)) {
       const d = dets[b]!;
       const id = truth[a]!.id;
       const x = (d.x1 + d.x2) / 2;

@@ -1,4 +1,5 @@
-import type { MotBox } from './mot-metrics.js';
+import { linearAssignment } from '../../src/modules/person/linear-assignment.js';
+import { iouBox, type MotBox } from './mot-metrics.js';
 
 /** Corners of a detector's box, in the frame's pixels. */
 interface Corners {
@@ -30,4 +31,19 @@ export function occlusion(g: MotBox, all: MotBox[]): number {
     }
   }
   return covered / 256;
+}
+
+/**
+ * Detections matched one to one to the annotated people of a frame (least total 1 - IoU, pairs
+ * at IoU 0.5 or more), as [annotated index, detection index]; `scale` takes the detector's frame
+ * pixels to the annotation's.
+ */
+export function matchAnnotated(truth: readonly MotBox[], dets: readonly Corners[], scale: number): [number, number][] {
+  const cost = new Float64Array(truth.length * dets.length);
+  for (let a = 0; a < truth.length; a++)
+    for (let b = 0; b < dets.length; b++) {
+      const d = dets[b]!;
+      cost[a * dets.length + b] = 1 - iouBox(truth[a]!, { frame: 0, id: 0, x: d.x1 * scale, y: d.y1 * scale, w: (d.x2 - d.x1) * scale, h: (d.y2 - d.y1) * scale });
+    }
+  return linearAssignment(cost, truth.length, dets.length, 0.5).matches;
 }
