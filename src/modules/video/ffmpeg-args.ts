@@ -74,7 +74,7 @@ export function usesHardware(decode: DecodePreset, source: CameraSource, codec?:
 
 /**
  * The software decoder's thread count. ffmpeg's default, a thread per core with frame
- * threading, cost 10-15 % more CPU decoding the 720p25 bench file than one thread
+ * threading, cost about 9 % more CPU decoding the 720p25 bench file than one thread
  * (docs/benchmarks.md); several cameras share the cores anyway. Hardware decode is left alone.
  */
 function decodeThreadArgs(o: Pick<StreamArgsOptions, 'decode' | 'source' | 'codec' | 'decodeThreads'>): string[] {
