@@ -9,28 +9,19 @@
  *
  *   node --import tsx bench/look-separation.ts   (needs eval-tracking's caches)
  */
-import { join } from 'node:path';
 import { appearanceSimilarity, blendAppearance, type Appearance } from '../src/modules/person/appearance.js';
-import { detectAll } from './lib/detection-cache.js';
-import { withAppearance } from './lib/appearance-cache.js';
 import { matchAnnotated } from './lib/annotated-overlap.js';
-import { readMot } from './lib/mot-metrics.js';
-import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
-import { openSceneBench } from './lib/scene-bench.js';
+import { SCENES } from './lib/scenes.js';
+import { describedScene, openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
 
-const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(416);
+const bench = await openSceneBench(416);
 const RATE = 0.2;
 const q = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(2) : '-');
 
 console.log(machineLine());
 for (const scene of SCENES) {
-  const place = placeScene(ff.path, TESTDATA, scene, false, CACHE);
-  const det = await detectAll(ff, detector, modelFile, place.file, CACHE, 0.1);
-  const frames = await withAppearance(ff, place.file, detector.inputSize, det.frames, 0.3, CACHE);
-  const gt = placeBoxes(readMot(join(TESTDATA, scene.gt)).boxes, place, scene, true);
-  const byFrame = new Map<number, typeof gt>();
-  for (const b of gt) byFrame.set(b.frame, [...(byFrame.get(b.frame) ?? []), b]);
+  const { place, frames, byFrame } = await describedScene(bench, scene);
   const known = new Map<number, { look: Appearance; frame: number; x: number; y: number; h: number }>();
   const same: number[] = [];
   const gapSame: number[] = [];
@@ -78,4 +69,4 @@ for (const scene of SCENES) {
     )}`,
   );
 }
-await registry.close();
+await bench.registry.close();

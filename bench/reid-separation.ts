@@ -18,7 +18,6 @@
  *   node --import tsx bench/reid-separation.ts [--scenes PETS09-S2L1,TUD-Campus]
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { appearanceSimilarity, blendAppearance, type Appearance } from '../src/modules/person/appearance.js';
 import { decodePersons, letterboxFeed, YOLOX_STRIDE } from '../src/modules/person/yolox-detector.js';
@@ -26,12 +25,10 @@ import { fillImageTensor } from '../src/runtime/image-feed.js';
 import { freeSpatialInputDims } from '../src/runtime/free-input-dims.js';
 import { exposeOutputs } from './lib/graph-outputs.js';
 import { rewriteForCpu } from '../src/runtime/cpu-graph-rewrite.js';
-import { detectAll, frames as decodeFrames } from './lib/detection-cache.js';
-import { withAppearance } from './lib/appearance-cache.js';
+import { frames as decodeFrames } from './lib/detection-cache.js';
 import { matchAnnotated } from './lib/annotated-overlap.js';
-import { readMot } from './lib/mot-metrics.js';
-import { placeBoxes, placeScene, SCENES } from './lib/scenes.js';
-import { openSceneBench } from './lib/scene-bench.js';
+import { SCENES } from './lib/scenes.js';
+import { describedScene, openSceneBench } from './lib/scene-bench.js';
 import { machineLine } from './lib/stats.js';
 
 /** Tensors of person_det_yolox_nano_416.onnx: neck outputs and the head's per-level branches. */
@@ -160,7 +157,8 @@ function auc(a: number[], b: number[]): string {
 
 const scenesArg = process.argv.indexOf('--scenes');
 const only = scenesArg > 0 ? process.argv[scenesArg + 1]?.split(',') : undefined;
-const { testdata: TESTDATA, cache: CACHE, registry, detector, modelFile, ff } = await openSceneBench(416);
+const bench = await openSceneBench(416);
+const { registry, detector, modelFile, ff } = bench;
 const bytes = rewriteForCpu(
   exposeOutputs(
     freeSpatialInputDims(await readFile(modelFile)),
@@ -172,12 +170,7 @@ const session = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1,
 console.log(machineLine());
 for (const scene of SCENES) {
   if (only && !only.includes(scene.name)) continue;
-  const place = placeScene(ff.path, TESTDATA, scene, false, CACHE);
-  const det = await detectAll(ff, detector, modelFile, place.file, CACHE, 0.1);
-  const described = await withAppearance(ff, place.file, detector.inputSize, det.frames, 0.3, CACHE);
-  const gt = placeBoxes(readMot(join(TESTDATA, scene.gt)).boxes, place, scene, true);
-  const byFrame = new Map<number, typeof gt>();
-  for (const b of gt) byFrame.set(b.frame, [...(byFrame.get(b.frame) ?? []), b]);
+  const { place, frames: described, byFrame } = await describedScene(bench, scene);
   const variants = [
     ...TENSORS.flatMap((t) => STRIPES.map((s) => ({ ts: [t], s, centred: false, centre: false, label: `${t.label} x${s}` }))),
     ...[0, 4].flatMap((k) => [1, 3].map((s) => ({ ts: [TENSORS[k]!], s, centred: false, centre: true, label: `${TENSORS[k]!.label} centre x${s}` }))),

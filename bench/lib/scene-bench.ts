@@ -5,7 +5,10 @@ import { readProfile } from '../../src/runtime/hw-profile.js';
 import { ModelRegistry } from '../../src/runtime/model-registry.js';
 import { ffmpegPath, probeFfmpeg, type FfmpegInfo } from '../../src/modules/video/ffmpeg-binary.js';
 import type { YoloxPersonDetector } from '../../src/modules/person/yolox-detector.js';
-import { openDetector } from './detection-cache.js';
+import { withAppearance } from './appearance-cache.js';
+import { detectAll, openDetector } from './detection-cache.js';
+import { readMot, type MotBox } from './mot-metrics.js';
+import { placeBoxes, placeScene, type Scene } from './scenes.js';
 
 /** What the benches over the shared MOT scenes start from. */
 export interface SceneBench {
@@ -28,4 +31,18 @@ export async function openSceneBench(input: number): Promise<SceneBench> {
   const { detector, file: modelFile } = await openDetector(registry, join(root, 'models'), input);
   const ff = await probeFfmpeg(ffmpegPath(readProfile('x86-cpu')));
   return { testdata: join(root, '..', 'shared', 'testdata', 'video'), cache: join(root, 'bench', 'out', 'cache'), registry, detector, modelFile, ff };
+}
+
+/**
+ * A scene as the appearance benches read it: placed in its frame, every frame's detections (score
+ * 0.1 and up) with the colour descriptors of those at 0.3 and up (both cached), and the annotated
+ * people by frame number.
+ */
+export async function describedScene(b: SceneBench, scene: Scene) {
+  const place = placeScene(b.ff.path, b.testdata, scene, false, b.cache);
+  const det = await detectAll(b.ff, b.detector, b.modelFile, place.file, b.cache, 0.1);
+  const frames = await withAppearance(b.ff, place.file, b.detector.inputSize, det.frames, 0.3, b.cache);
+  const byFrame = new Map<number, MotBox[]>();
+  for (const box of placeBoxes(readMot(join(b.testdata, scene.gt)).boxes, place, scene, true)) byFrame.set(box.frame, [...(byFrame.get(box.frame) ?? []), box]);
+  return { place, frames, byFrame };
 }
