@@ -1058,9 +1058,27 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "4b58b0eb-3f7b-4035-9d6f-0e4d9b67534c",
+                     *         "id": "69ced3f6-c0c5-43ba-b9bd-a60137cf866e",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-27T06:53:26.861Z",
+                     *         "timestamp": "2026-11-27T09:30:12.963Z",
+                     *         "source": "video",
+                     *         "data": {
+                     *           "rule_id": "walkway",
+                     *           "rule_name": "walkway",
+                     *           "track_id": 8,
+                     *           "direction": "out",
+                     *           "direction_label": "north",
+                     *           "counts": {
+                     *             "in": 0,
+                     *             "out": 1
+                     *           }
+                     *         },
+                     *         "camera_id": "hall"
+                     *       },
+                     *       {
+                     *         "id": "206f83ac-1cf8-415a-bdf5-f3c162fe8855",
+                     *         "type": "line_crossed",
+                     *         "timestamp": "2026-11-27T09:30:11.609Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1071,24 +1089,6 @@ export interface operations {
                      *           "counts": {
                      *             "in": 0,
                      *             "out": 4
-                     *           }
-                     *         },
-                     *         "camera_id": "hall"
-                     *       },
-                     *       {
-                     *         "id": "1f6630ff-d946-49a0-8116-d3e9e7e94d9c",
-                     *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-27T06:53:26.571Z",
-                     *         "source": "video",
-                     *         "data": {
-                     *           "rule_id": "walkway",
-                     *           "rule_name": "walkway",
-                     *           "track_id": 5,
-                     *           "direction": "out",
-                     *           "direction_label": "north",
-                     *           "counts": {
-                     *             "in": 0,
-                     *             "out": 3
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1201,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+                     *         "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-27T06:53:27.647+00:00",
+                     *         "created_at": "2026-11-27T09:30:13.642+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1315,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+                     *       "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-27T06:53:27.647+00:00",
+                     *       "created_at": "2026-11-27T09:30:13.642+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1443,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "1c5c5845-5c34-4d07-8017-c2dc108f8115"
+                     *       "removed": "71e1997e-c351-4712-8115-4fa66ba24deb"
                      *     }
                      */
                     "application/json": {
@@ -1561,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+                     *       "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-27T06:53:27.647+00:00",
+                     *       "created_at": "2026-11-27T09:30:13.642+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1708,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+                     *       "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795762407654000",
-                     *           "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
-                     *           "event_id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
+                     *           "delivery_id": "1795771813644000",
+                     *           "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *           "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-27T06:53:27.654+00:00",
-                     *           "updated_at": "2026-11-27T06:53:27.892+00:00",
+                     *           "created_at": "2026-11-27T09:30:13.644+00:00",
+                     *           "updated_at": "2026-11-27T09:30:14.219+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1870,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795762407915000",
-                     *       "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
-                     *       "event_id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
+                     *       "delivery_id": "1795771814296000",
+                     *       "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *       "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-27T06:53:27.915+00:00",
-                     *       "updated_at": "2026-11-27T06:53:27.915+00:00",
-                     *       "next_attempt_at": "2026-11-27T06:53:27.915Z",
+                     *       "created_at": "2026-11-27T09:30:14.296+00:00",
+                     *       "updated_at": "2026-11-27T09:30:14.296+00:00",
+                     *       "next_attempt_at": "2026-11-27T09:30:14.296Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -2012,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
+                     *       "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-27T06:53:27.647+00:00",
+                     *       "created_at": "2026-11-27T09:30:13.642+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2136,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
+                     *         "id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-27T06:53:27.654Z",
+                     *         "timestamp": "2026-11-27T09:30:13.644Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 1c5c5845-5c34-4d07-8017-c2dc108f8115",
+                     *           "message": "test delivery to webhook 71e1997e-c351-4712-8115-4fa66ba24deb",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2151,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795762407654000",
-                     *         "webhook_id": "1c5c5845-5c34-4d07-8017-c2dc108f8115",
-                     *         "event_id": "8a4725a9-4fb5-412f-ba0c-abbdffeacecf",
+                     *         "delivery_id": "1795771813644000",
+                     *         "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *         "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-27T06:53:27.654+00:00",
-                     *         "updated_at": "2026-11-27T06:53:27.654+00:00",
-                     *         "next_attempt_at": "2026-11-27T06:53:27.654Z",
+                     *         "created_at": "2026-11-27T09:30:13.644+00:00",
+                     *         "updated_at": "2026-11-27T09:30:13.644+00:00",
+                     *         "next_attempt_at": "2026-11-27T09:30:13.644Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -2427,7 +2427,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -2676,12 +2676,12 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image1: Blob;
                     /**
                      * Format: binary
-                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image2: Blob;
                     /** @description Calibrated similarity threshold in [0, 1] (default 0.4: FAR about 1e-6 on the spec table) */
@@ -3042,7 +3042,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3301,7 +3301,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3489,7 +3489,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Photo or scan of the document: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -3706,12 +3706,12 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The document with its portrait: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description The document with its portrait: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     document: Blob;
                     /**
                      * Format: binary
-                     * @description The person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description The person: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     selfie: Blob;
                     /** @description Calibrated similarity threshold in [0, 1] (default 0.4) */
@@ -4053,21 +4053,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1ab66051-b8df-46dd-8277-9e7768e567c6",
+                     *       "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
                      *       "challenges": [
+                     *         {
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "TURN_RIGHT",
                      *           "instruction": "turn head right",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "TURN_LEFT",
-                     *           "instruction": "turn head left",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         }
                      *       ]
@@ -4192,7 +4192,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Camera frame as captured (not mirrored): JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Camera frame as captured (not mirrored): JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                 };
@@ -4207,8 +4207,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1ab66051-b8df-46dd-8277-9e7768e567c6",
-                     *       "challenge_type": "TURN_RIGHT",
+                     *       "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
+                     *       "challenge_type": "BLINK",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4426,26 +4426,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "1ab66051-b8df-46dd-8277-9e7768e567c6",
+                     *       "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
                      *       "challenges": [
+                     *         {
+                     *           "type": "BLINK",
+                     *           "instruction": "blink eyes",
+                     *           "timeout_seconds": 5
+                     *         },
+                     *         {
+                     *           "type": "LOOK_UP",
+                     *           "instruction": "look upward",
+                     *           "timeout_seconds": 5
+                     *         },
                      *         {
                      *           "type": "TURN_RIGHT",
                      *           "instruction": "turn head right",
                      *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "TURN_LEFT",
-                     *           "instruction": "turn head left",
-                     *           "timeout_seconds": 5
-                     *         },
-                     *         {
-                     *           "type": "LOOK_DOWN",
-                     *           "instruction": "look downward",
-                     *           "timeout_seconds": 5
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "TURN_RIGHT",
+                     *       "current_challenge": "BLINK",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4453,10 +4453,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-27T06:53:18.610Z",
-                     *       "expires_at": "2026-11-27T06:58:18.610Z",
-                     *       "challenge_started_at": "2026-11-27T06:53:18.628Z",
-                     *       "challenge_deadline": "2026-11-27T06:53:23.628Z",
+                     *       "created_at": "2026-11-27T09:30:02.167Z",
+                     *       "expires_at": "2026-11-27T09:35:02.167Z",
+                     *       "challenge_started_at": "2026-11-27T09:30:02.207Z",
+                     *       "challenge_deadline": "2026-11-27T09:30:07.207Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4615,7 +4615,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "1ab66051-b8df-46dd-8277-9e7768e567c6"
+                     *       "cancelled": "cf7a5376-019d-4918-a987-f56cd8f1ae1c"
                      *     }
                      */
                     "application/json": {
@@ -4730,7 +4730,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                     /** @description Display name of the person (1-256 characters) */
@@ -4753,7 +4753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
+                     *       "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5036,7 +5036,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image: Blob;
                     /** @description Watchlist to search (default "default") */
@@ -5112,7 +5112,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
+                     *           "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5340,22 +5340,22 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description Image: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Image: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image1: Blob;
                     /**
                      * Format: binary
-                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image2?: Blob;
                     /**
                      * Format: binary
-                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image3?: Blob;
                     /**
                      * Format: binary
-                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF or TIFF (the first frame of an animation, the first page of a TIFF); the content decides, not the name
+                     * @description Further image of the same person: JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (the first frame of an animation, the first page of a TIFF); the content decides, not the name
                      */
                     image4?: Blob;
                     /** @description Watchlist to search (default "default") */
@@ -5377,7 +5377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
+                     *         "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5387,7 +5387,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
+                     *           "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5755,7 +5755,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "e01ac10b-52fb-4dfd-8d2b-c7ee58b9ef57",
+                     *       "removed": "3387d33d-e30f-4086-9689-8f3db253ae28",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5963,14 +5963,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "b9a4a3db-422f-4ff8-8de8-0f9b5079c2f5",
+                     *           "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-27T06:53:08.079Z",
-                     *           "updated_at": "2026-11-27T06:53:08.079Z"
+                     *           "enrolled_at": "2026-11-27T09:29:41.232Z",
+                     *           "updated_at": "2026-11-27T09:29:41.232Z"
                      *         }
                      *       ]
                      *     }
@@ -6107,10 +6107,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "92252dab-d57b-460c-93de-b5cc5b5b3d52",
+                     *           "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-27T06:53:09.223Z",
-                     *           "last_seen": "2026-11-27T06:53:09.223Z",
+                     *           "first_seen": "2026-11-27T09:29:43.242Z",
+                     *           "last_seen": "2026-11-27T09:29:43.242Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6170,10 +6170,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "a18a0fe2-d441-4be0-ae05-00d45ee5df3e",
+                     *           "cluster_id": "9a4b85d3-e3c7-455a-931a-30e20468085f",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-27T06:53:09.091Z",
-                     *           "last_seen": "2026-11-27T06:53:09.091Z",
+                     *           "first_seen": "2026-11-27T09:29:43.037Z",
+                     *           "last_seen": "2026-11-27T09:29:43.037Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6370,10 +6370,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "92252dab-d57b-460c-93de-b5cc5b5b3d52",
+                     *       "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-27T06:53:09.223Z",
-                     *       "last_seen": "2026-11-27T06:53:09.223Z",
+                     *       "first_seen": "2026-11-27T09:29:43.242Z",
+                     *       "last_seen": "2026-11-27T09:29:43.242Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6565,7 +6565,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "a18a0fe2-d441-4be0-ae05-00d45ee5df3e"
+                     *       "removed": "9a4b85d3-e3c7-455a-931a-30e20468085f"
                      *     }
                      */
                     "application/json": {
@@ -6663,13 +6663,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "e01ac10b-52fb-4dfd-8d2b-c7ee58b9ef57",
+                     *       "identity_id": "3387d33d-e30f-4086-9689-8f3db253ae28",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "92252dab-d57b-460c-93de-b5cc5b5b3d52",
+                     *       "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -7009,11 +7009,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.01,
-                     *         "frame_count": 82,
+                     *         "fps": 10.04,
+                     *         "frame_count": 83,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 9.92,
+                     *         "processed_fps": 8.45,
                      *         "decoder": "cpu",
                      *         "loop": true,
                      *         "enabled": true
@@ -7296,11 +7296,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.01,
-                     *       "frame_count": 82,
+                     *       "fps": 10.04,
+                     *       "frame_count": 83,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 9.92,
+                     *       "processed_fps": 8.45,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7522,10 +7522,10 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 83,
+                     *       "frame_count": 89,
                      *       "status": "starting",
                      *       "last_error": "disabled",
-                     *       "processed_fps": 10.07,
+                     *       "processed_fps": 7.88,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7683,7 +7683,7 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": false,
                      *       "fps": 0,
-                     *       "frame_count": 83,
+                     *       "frame_count": 89,
                      *       "status": "stopped",
                      *       "last_error": "disabled",
                      *       "processed_fps": 0,
@@ -7948,7 +7948,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-27T06:53:19.167Z",
+                     *         "created_at": "2026-11-27T09:30:03.859Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -8113,7 +8113,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-27T06:53:19.167Z",
+                     *       "created_at": "2026-11-27T09:30:03.859Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8382,7 +8382,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-27T06:53:19.191Z",
+                     *         "created_at": "2026-11-27T09:30:03.930Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8556,7 +8556,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-27T06:53:19.191Z",
+                     *       "created_at": "2026-11-27T09:30:03.930Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -9119,14 +9119,14 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-26T06:45:00.000Z",
-                     *       "to": "2026-11-27T06:53:27.273Z",
+                     *       "from": "2026-11-26T09:30:00.000Z",
+                     *       "to": "2026-11-27T09:30:12.337Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-27T06:45:00.000Z",
-                     *           "end": "2026-11-27T07:00:00.000Z",
+                     *           "start": "2026-11-27T09:30:00.000Z",
+                     *           "end": "2026-11-27T09:45:00.000Z",
                      *           "in": 0,
                      *           "out": 4,
                      *           "entered": 0,
@@ -9282,7 +9282,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -9316,9 +9316,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 78809616384,
+                     *         "free_bytes": 78213984256,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "75158.7 MB free (reserve 64 MB)"
+                     *         "detail": "74590.7 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9483,8 +9483,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 970,
-                     *             "warmup_ms": 76
+                     *             "load_ms": 2127,
+                     *             "warmup_ms": 848
                      *           }
                      *         ]
                      *       },
@@ -9503,8 +9503,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 1070,
-                     *             "warmup_ms": 19
+                     *             "load_ms": 2515,
+                     *             "warmup_ms": 197
                      *           }
                      *         ]
                      *       },
@@ -9522,8 +9522,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 936,
-                     *             "warmup_ms": 22
+                     *             "load_ms": 1923,
+                     *             "warmup_ms": 80
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9533,8 +9533,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 752,
-                     *             "warmup_ms": 202
+                     *             "load_ms": 1767,
+                     *             "warmup_ms": 508
                      *           }
                      *         ]
                      *       }
@@ -10242,7 +10242,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "a578f97144030d0aed07ded3b114230dd3f1b6b0",
+                     *       "commit": "067a20fa40aa1712a898e1767eb979e443bff000",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

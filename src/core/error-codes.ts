@@ -23,7 +23,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_IMAGE_TYPE: {
     status: 415,
     module: 'all',
-    when: 'a file that is not JPEG, PNG, WebP, AVIF, GIF or TIFF (by its bytes, not its name); an HEVC-coded HEIC is named as undecodable by this build',
+    when: 'a file that is not JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP (by its bytes, not its name); an HEVC-coded HEIC is named as undecodable by this build',
   },
   INTERNAL_ERROR: { status: 500, module: 'all', when: 'a bug; the body hides internals, the log keeps them' },
   MODEL_UNAVAILABLE: { status: 503, module: 'all', when: 'the model the request needs is not loaded (the message and `/admin/models` say why)' },

@@ -1,6 +1,7 @@
 import sharp, { type Sharp } from 'sharp';
 import { AppError, BadRequestError } from './errors.js';
-import { readJpegHeader, readPngHeader } from './image-header.js';
+import { decodeBmpPixels } from './bmp-decoder.js';
+import { readBmpHeader, readJpegHeader, readPngHeader } from './image-header.js';
 import { decodeLimits } from './pixel-budget.js';
 
 /** An upright (EXIF applied), 3-channel sRGB image as interleaved RGB bytes. */
@@ -11,10 +12,10 @@ export interface RgbImage {
 }
 
 /** Still formats this build decodes; the content decides, never the file name or content type. */
-export const ACCEPTED_IMAGE_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff'] as const;
+export const ACCEPTED_IMAGE_FORMATS = ['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff', 'bmp'] as const;
 export type ImageFormat = (typeof ACCEPTED_IMAGE_FORMATS)[number];
 
-const ACCEPTED_IMAGE_NAMES = 'JPEG, PNG, WebP, AVIF, GIF or TIFF';
+const ACCEPTED_IMAGE_NAMES = 'JPEG, PNG, WebP, AVIF, GIF, TIFF or BMP';
 /** One line for the OpenAPI descriptions of every image field. */
 export const ACCEPTED_IMAGE_TEXT = `${ACCEPTED_IMAGE_NAMES} (the first frame of an animation, the first page of a TIFF); the content decides, not the name`;
 
@@ -35,6 +36,8 @@ export function sniffImageFormat(buf: Buffer): ImageFormat | 'heic' | null {
   if (buf.length >= 12 && buf.toString('latin1', 0, 4) === 'RIFF' && buf.toString('latin1', 8, 12) === 'WEBP') return 'webp';
   if (buf.length >= 6 && /^GIF8[79]a$/.test(buf.toString('latin1', 0, 6))) return 'gif';
   if (buf.length >= 4 && (buf.toString('latin1', 0, 4) === 'II*\0' || buf.toString('latin1', 0, 4) === 'MM\0*')) return 'tiff';
+  // Scanners and passport readers write BMP; only the kinds whose header gives a 32-bit size.
+  if (readBmpHeader(buf)) return 'bmp';
   return sniffHeif(buf);
 }
 
@@ -76,7 +79,7 @@ export async function decodeImage(buf: Buffer, options: DecodeOptions): Promise<
   // without decoding it, and the pixel budget bounds how much is decoded at once.
   // WebP, AVIF, GIF and TIFF have no header reader here: libvips checks their pixel limit as it
   // opens them, and they take the largest share of the pixel budget.
-  const header = format === 'jpeg' ? readJpegHeader(buf) : format === 'png' ? readPngHeader(buf) : null;
+  const header = format === 'jpeg' ? readJpegHeader(buf) : format === 'png' ? readPngHeader(buf) : format === 'bmp' ? readBmpHeader(buf) : null;
   if (header && header.width * header.height > maxPixels) {
     throw new AppError(413, 'IMAGE_TOO_LARGE', `file field "${field}" is ${header.width}x${header.height}; at most ${maxPixels} pixels are accepted`, { field });
   }
@@ -85,7 +88,7 @@ export async function decodeImage(buf: Buffer, options: DecodeOptions): Promise<
   }
   const release = await decodeLimits.budget.acquire(header ? Math.max(1, header.width * header.height) : maxPixels);
   try {
-    return await decodePixels(buf, field, format, maxPixels);
+    return format === 'bmp' ? await decodeBmp(buf, field) : await decodePixels(buf, field, format, maxPixels);
   } finally {
     release();
   }
@@ -111,6 +114,15 @@ async function decodePixels(buf: Buffer, field: string, format: ImageFormat, max
     const message = (err as Error).message;
     if (message.includes('exceeds pixel limit')) throw await tooLarge(buf, field, maxPixels);
     throw new BadRequestError('INVALID_IMAGE', `file field "${field}" could not be decoded as ${format} (truncated or corrupt): ${message}`, { field });
+  }
+}
+
+/** BMP has no orientation, alpha worth keeping or colour profile: bmp-ts's pixels are the image. */
+async function decodeBmp(buf: Buffer, field: string): Promise<RgbImage> {
+  try {
+    return await decodeBmpPixels(buf);
+  } catch (err) {
+    throw new BadRequestError('INVALID_IMAGE', `file field "${field}" could not be decoded as bmp (truncated or corrupt): ${(err as Error).message}`, { field });
   }
 }
 

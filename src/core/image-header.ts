@@ -1,5 +1,5 @@
 /**
- * Size and decode cost of an uploaded JPEG or PNG, read from its header bytes, before libvips
+ * Size and decode cost of an uploaded JPEG, PNG or BMP, read from its header bytes, before libvips
  * decodes anything: the pixel budget needs width x height, and a progressive JPEG costs one
  * pass over the whole image per scan (a 160 KB file with 100 scans took 0.9 s of CPU), which
  * no libvips or sharp option bounds.
@@ -71,4 +71,20 @@ export function readJpegHeader(buf: Buffer): ImageHeader | null {
 export function readPngHeader(buf: Buffer): ImageHeader | null {
   if (buf.length < 24 || buf.toString('latin1', 12, 16) !== 'IHDR') return null;
   return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20), scans: 1, progressive: false };
+}
+
+/** DIB header sizes that carry a 32-bit width and height (BITMAPINFOHEADER and its V2-V5 successors). */
+const BMP_INFO_HEADER_SIZES = new Set([40, 52, 56, 108, 124]);
+
+/**
+ * A Windows bitmap's file header (`BM`) and DIB header: width at byte 18, height at 22 (negative
+ * for rows stored top-down). Document scanners and passport readers write BMP. Null when the
+ * header is not one of the 32-bit-size kinds, the 1990s OS/2 12-byte header included.
+ */
+export function readBmpHeader(buf: Buffer): ImageHeader | null {
+  if (buf.length < 30 || buf.toString('latin1', 0, 2) !== 'BM' || !BMP_INFO_HEADER_SIZES.has(buf.readUInt32LE(14))) return null;
+  const width = buf.readInt32LE(18);
+  const height = Math.abs(buf.readInt32LE(22));
+  if (width <= 0 || height <= 0) return null;
+  return { width, height, scans: 1, progressive: false };
 }

@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ServiceUnavailableError } from '../core/errors.js';
 import type { HwProfile } from './hw-profile.js';
 import type { ImageFeed } from './image-feed.js';
 import type { LastAxisReduction, ReducedRows } from './last-axis-reduction.js';
+import { startWorker } from './start-worker.js';
 
 /**
  * onnxruntime-node's InferenceSession.run() returns a promise but runs the model
@@ -79,18 +78,6 @@ export interface ReducedRun {
   reduced: ReducedRows;
 }
 
-/**
- * The built daemon runs inference-worker-thread.js directly. Tests and benches run the .ts
- * sources under tsx, whose ESM loader Node 20 does not carry into worker threads; there the
- * worker registers tsx's require hook and loads the entry through it.
- */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./inference-worker-thread.js', import.meta.url));
-  const entry = fileURLToPath(new URL('./inference-worker-thread.ts', import.meta.url));
-  const tsxCjs = createRequire(import.meta.url).resolve('tsx/cjs');
-  return new Worker(`require(${JSON.stringify(tsxCjs)}); require(${JSON.stringify(entry)});`, { eval: true });
-}
-
 export class InferenceWorker {
   private worker: Worker | null = null;
   private nextId = 1;
@@ -105,7 +92,7 @@ export class InferenceWorker {
   constructor(private readonly log: Logger) {}
 
   private spawn(): Worker {
-    const w = startWorker();
+    const w = startWorker(import.meta.url, 'inference-worker-thread');
     w.unref();
     w.on('message', (reply: WorkerReply) => {
       const p = this.pending.get(reply.id);

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { decodeImage } from '../../src/core/image-decode.js';
 import { readMultipart, requireFile, numberField } from '../../src/core/multipart-form.js';
 import { assertErrorShape } from '../helpers/app.js';
+import { encodeBmp } from '../helpers/bmp.js';
 import { multipart } from '../helpers/multipart.js';
 import { testdata } from '../helpers/paths.js';
 
@@ -109,6 +110,54 @@ describe('image intake (multipart + decode)', () => {
       assert.match(res.json().message, /HEIC/);
       const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>');
       assertErrorShape((await post([{ name: 'image', file: svg, filename: 'x.png', contentType: 'image/png' }])).json(), 415, 'UNSUPPORTED_IMAGE_TYPE');
+    });
+
+    // Document scanners and passport readers write BMP, often under a .jpg name; libvips cannot read it.
+    describe('BMP', () => {
+      // Three columns and two rows of distinct colours: a width whose rows need padding, and an
+      // order that shows any flip or channel swap.
+      const colours: [number, number, number][] = [
+        [255, 0, 0],
+        [0, 255, 0],
+        [0, 0, 255],
+        [250, 250, 10],
+        [10, 250, 250],
+        [120, 60, 30],
+      ];
+      const variants: [string, Parameters<typeof encodeBmp>[0]][] = [
+        ['24-bit, bottom-up', { width: 3, height: 2, rgb: colours }],
+        ['24-bit, top-down', { width: 3, height: 2, rgb: colours, topDown: true }],
+        ['8-bit with a palette', { width: 3, height: 2, rgb: colours, paletted: true }],
+      ];
+      for (const [name, spec] of variants) {
+        it(`${name}, named scan.jpg, decodes to its pixels in order`, async () => {
+          const file = encodeBmp(spec);
+          const res = await post([{ name: 'image', file, filename: 'scan.jpg', contentType: 'image/jpeg' }]);
+          assert.equal(res.statusCode, 200, res.body);
+          const img = await decodeImage(file, { field: 'image', maxPixels: MAX_PIXELS });
+          assert.deepEqual([img.width, img.height], [3, 2]);
+          assert.deepEqual([...img.data], colours.flat());
+        });
+      }
+
+      it('a BMP past the pixel limit: 413 IMAGE_TOO_LARGE from its header, before any pixel is decoded', async () => {
+        const header = encodeBmp({ width: 1, height: 1, rgb: [[0, 0, 0]] });
+        header.writeInt32LE(5000, 18);
+        header.writeInt32LE(5000, 22);
+        assertErrorShape((await post([{ name: 'image', file: header }])).json(), 413, 'IMAGE_TOO_LARGE');
+      });
+
+      it('a truncated BMP: 400 INVALID_IMAGE, and the next one decodes', async () => {
+        const file = encodeBmp({ width: 64, height: 64, rgb: Array.from({ length: 64 * 64 }, () => [9, 9, 9] as [number, number, number]) });
+        assertErrorShape((await post([{ name: 'image', file: file.subarray(0, 200) }])).json(), 400, 'INVALID_IMAGE');
+        assert.equal((await post([{ name: 'image', file: encodeBmp(variants[0]![1]) }])).statusCode, 200);
+      });
+
+      it('an OS/2 bitmap (12-byte header) is refused: 415 UNSUPPORTED_IMAGE_TYPE', async () => {
+        const os2 = encodeBmp(variants[0]![1]);
+        os2.writeUInt32LE(12, 14);
+        assertErrorShape((await post([{ name: 'image', file: os2 }])).json(), 415, 'UNSUPPORTED_IMAGE_TYPE');
+      });
     });
 
     it('a truncated WebP: 400 INVALID_IMAGE', async () => {
