@@ -323,3 +323,29 @@ describe('O read as 0 in document numbers, swapped back by the check digit (real
     }
   });
 });
+
+describe('OCR-B glyph evidence kept to zones in OCR-B; two look-alikes in one number (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15), read wrong on main 067a20f: a name's Q read as O where the OCR-B templates
+  // judged a row in another font that they happened to fit (mrz-glyphs.ts: the font is the zone's):
+  // seed 327356925 #3 (TD2, FreeMono) `PYXZOUQ`, #48 (TD1, Liberation Mono) `LE<PHASTDREQ`.
+  it("reads a name's Q in FreeMono and Liberation Mono", async () => {
+    await assertReadRight(327356925, [
+      [3, 'TD2'],
+      [48, 'TD1'],
+    ]);
+  });
+
+  // Regression (issue 15), read wrong on main 067a20f: a passport number's `OO` read `00`, the check
+  // failing; the pair is the one fit of the check digit and the glyph evidence left both O open
+  // (mrz-lookalike-swap.ts): seed 327356925 #146 (TD3, OCR-B) `8SMT3OOF5`.
+  it('swaps two look-alikes in one number when the check digit and the pixels agree, and says the number is uncertain', async () => {
+    const { want, got, status, format } = await readEvalDoc(327356925, 146);
+    assert.equal(format, 'TD3');
+    assert.equal(status, 200);
+    assert.deepEqual(wrongFields(got, want), [], got?.raw_mrz.join(' / '));
+    assert.equal(got?.check_digits_valid, true);
+    assert.ok(got?.warnings.includes('document_number_uncertain'), got?.warnings.join(','));
+  });
+});

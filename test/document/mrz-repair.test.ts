@@ -152,6 +152,46 @@ describe('MRZ repair: look-alikes the recogniser was sure of', () => {
   });
 });
 
+describe('MRZ repair: two look-alikes in one number', () => {
+  /** `read`, read surely, with `open` positions of its second row read as their character at 0.92 and its look-alike at 0.08. */
+  const withOpen = (read: string[], open: number[], partner: Record<string, string>) => {
+    const slots = sure(read);
+    for (const pos of open) {
+      const c = read[1]![pos]!;
+      const d = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
+      d[MRZ_ALPHABET.indexOf(c)] = 0.92;
+      d[MRZ_ALPHABET.indexOf(partner[c]!)] = 0.08;
+      slots[1]![pos] = d;
+    }
+    return slots;
+  };
+  const partner = { '0': 'O', O: '0' };
+  // Regression (issue 15, a generated TD3 in OCR-B): a number's OO read 00; no single swap moves the
+  // check digit by as much as the pair does, and the glyph evidence left both O open.
+  it('swaps both where the pixels left both open and the pair alone fits', () => {
+    const want = visa('L8OO902C3');
+    const read = [want[0]!, set(set(want[1]!, 2, '0'), 3, '0')];
+    assert.deepEqual(repairMrz(FORMATS.MRVA, withOpen(read, [2, 3], partner)).lines, want);
+  });
+
+  it('leaves the check failing where the recogniser all but ruled the look-alikes out', () => {
+    const want = visa('L8OO902C3');
+    const read = [want[0]!, set(set(want[1]!, 2, '0'), 3, '0')];
+    const out = repairMrz(FORMATS.MRVA, sure(read)).lines;
+    assert.equal(out[1], read[1]);
+    assert.equal(parseMrz(out)!.result.check_digits_valid, false);
+  });
+
+  it('leaves the check failing where another pair fits as well', () => {
+    const want = visa('L8OO902C3');
+    const read = [want[0]!, set(set(want[1]!, 2, '0'), 3, '0')];
+    // The 0 at 5 carries the same weight as the one at 2: pairs (2, 3) and (3, 5) move the digit alike.
+    const out = repairMrz(FORMATS.MRVA, withOpen(read, [2, 3, 5], partner)).lines;
+    assert.equal(out[1], read[1]);
+    assert.equal(parseMrz(out)!.result.check_digits_valid, false);
+  });
+});
+
 describe('MRZ repair: check digits read as fillers', () => {
   // Regression (issue 15): a passport cut at 36 characters ends its second row in padding where a TD2's
   // composite digit sits; the repair made that filler whatever digit the check asked for, and the passport

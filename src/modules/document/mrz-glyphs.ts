@@ -1,5 +1,5 @@
 import type { CtcMatrix } from './ctc-decode.js';
-import { fitRow, inkOf, scoreCandidates, type Anchor } from './glyph-cells.js';
+import { fitRow, inkOf, scoreCandidates, type Anchor, type InkPlane } from './glyph-cells.js';
 import type { LineImage } from './line-crop.js';
 import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import { CONFUSABLE, type SlotDist } from './mrz-repair.js';
@@ -36,7 +36,10 @@ const ANCHOR_REACH_CELLS = 3;
  */
 const MIN_FIT = 0.75;
 const FULL_FIT = 0.85;
-/** The share of sure characters the templates must name right on their own before the row's evidence is used. */
+/**
+ * The share of sure characters the templates must name right on their own in every row the
+ * templates fit before the zone's evidence is used (see applyGlyphEvidence).
+ */
 const MIN_AGREEMENT = 0.9;
 /**
  * Sharpness of the evidence: a candidate whose best correlation is 0.1 below the
@@ -72,22 +75,48 @@ export interface GlyphReport {
  * Re-weighs the positions of a zone's distributions by their cells' correlation with the
  * OCR-B templates, row by row where OCR-B explains the row. Returns new distributions
  * (the input is not changed).
+ *
+ * The font is the document's, not a row's: a Liberation Mono names row can fit OCR-B well
+ * (its sure letters named right 96 times in 100) while the same card's other rows show the
+ * templates misnaming one sure character in five, and there the OCR-B Q, whose tail the other
+ * fonts draw elsewhere, lost to the O it resembles. So every row is fitted first, and a zone
+ * with any row the templates fit (fit >= MIN_FIT) yet misname beyond MIN_AGREEMENT takes no
+ * glyph evidence in any row. A row fitted below MIN_FIT (cut wrong, too blurred) says nothing
+ * about the font.
  */
 export async function applyGlyphEvidence(templates: GlyphTemplates, format: FormatDef, rows: GlyphRow[], slots: SlotDist[][], classIdx: number[], report?: GlyphReport): Promise<SlotDist[][]> {
+  const fits: (RowFit | undefined)[] = [];
+  for (let li = 0; li < slots.length; li++) fits.push(await fitZoneRow(templates, rows[li], slots[li]!, classIdx));
+  for (const f of fits) if (f) report?.rows.push(f.report);
+  const otherFont = fits.some((f) => f && f.fitted.fit >= MIN_FIT && f.fitted.agreement < MIN_AGREEMENT);
+  if (otherFont) return slots;
   const out: SlotDist[][] = [];
-  for (let li = 0; li < slots.length; li++) out.push(await reweighRow(templates, format, rows[li], slots[li]!, li, classIdx, report));
+  for (let li = 0; li < slots.length; li++) {
+    const f = fits[li];
+    out.push(f && f.fitted.fit >= MIN_FIT ? await reweighRow(templates, format, f, slots[li]!, li) : slots[li]!);
+  }
   return out;
 }
 
+/** A row's cells placed by fitRow, and what the weighing needs of it. */
+interface RowFit {
+  ink: InkPlane;
+  anchors: Anchor[];
+  fitted: NonNullable<ReturnType<typeof fitRow>>;
+  report: GlyphReport['rows'][number];
+}
+
 /**
- * One row of applyGlyphEvidence. The stage is plain JavaScript on the main thread (a zone
- * read spends about 30 ms in it, 10% of the read), so it hands the event loop back before
- * the row, after the row's fit and every few cells, instead of holding other requests and
- * camera frames for the whole stage. The longest slice left is one row's fit.
+ * The geometry of one row's cells, fitted to its sure characters; undefined for a row with too
+ * few of them or none that OCR-B explains even roughly. The stage is plain JavaScript on the
+ * main thread (a zone read spends about 30 ms in it, 10% of the read), so it hands the event
+ * loop back before the row and after its fit, and every few cells while weighing, instead of
+ * holding other requests and camera frames for the whole stage. The longest slice left is one
+ * row's fit.
  */
-async function reweighRow(templates: GlyphTemplates, format: FormatDef, row: GlyphRow | undefined, line: SlotDist[], li: number, classIdx: number[], report?: GlyphReport): Promise<SlotDist[]> {
+async function fitZoneRow(templates: GlyphTemplates, row: GlyphRow | undefined, line: SlotDist[], classIdx: number[]): Promise<RowFit | undefined> {
   await yieldToLoop();
-  if (!row) return line;
+  if (!row) return undefined;
   const length = line.length;
   const timed = alignLineTimed(row.matrix, classIdx, row.read, length);
   const anchors: Anchor[] = [];
@@ -99,15 +128,20 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, row: Gly
       anchors.push({ k, c: MRZ_ALPHABET[top]!, x: stepX((ch.t0 + ch.t1) / 2) });
     }
   }
-  if (anchors.length < MIN_ANCHORS) return line;
+  if (anchors.length < MIN_ANCHORS) return undefined;
   const ink = inkOf(row.line.data, row.line.width, row.line.height);
   const fitted = fitRow(ink, templates, timed.pitch * WIDTH_STEP, capGuess(row.line), anchors);
-  if (!fitted) return line;
+  if (!fitted) return undefined;
+  return { ink, anchors, fitted, report: { fit: fitted.fit, agreement: fitted.agreement, changed: [] } };
+}
+
+/** One row of applyGlyphEvidence, in a zone judged to be OCR-B, its row fitted. */
+async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: RowFit, line: SlotDist[], li: number): Promise<SlotDist[]> {
   await yieldToLoop();
-  const { geometry, fit, agreement, variant } = fitted;
-  const rowReport = { fit, agreement, changed: [] as string[] };
-  report?.rows.push(rowReport);
-  if (fit < MIN_FIT || agreement < MIN_AGREEMENT) return line;
+  const { ink, anchors, fitted } = rowFit;
+  const length = line.length;
+  const { geometry, fit, variant } = fitted;
+  const rowReport = rowFit.report;
   const trust = Math.min(1, (fit - MIN_FIT) / (FULL_FIT - MIN_FIT));
   const out = line.map((d) => new Float32Array(d));
   // Cells far beyond the outermost anchors would be placed by extrapolation only: left alone.

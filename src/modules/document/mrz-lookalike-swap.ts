@@ -20,6 +20,14 @@ const SURE_DIGIT = 0.9;
 /** When several swaps make the checks hold, the cheapest is taken only when it is this much likelier than the next. */
 const CLEAR_WINNER = Math.log(10);
 
+/**
+ * A pair of swaps is weighed only where each swapped-in character kept at least 1/20 of the read
+ * one's probability (log-odds PAIR_OPEN). The recogniser alone gives an O read as 0 under 1/25;
+ * the OCR-B glyph evidence (mrz-glyphs.ts) lifts it where the cell allows an O, and in a font the
+ * templates do not fit nothing does: there a pair is left failing and flagged.
+ */
+const PAIR_OPEN = Math.log(20);
+
 const logOf = (d: SlotDist, c: string) => Math.log(Math.max(1e-6, d[MRZ_ALPHABET.indexOf(c)]!));
 
 function certainty(d: SlotDist, c: string): number {
@@ -35,7 +43,8 @@ function certainty(d: SlotDist, c: string): number {
  * however unlikely the recogniser found the swapped character; with, where the composite still
  * fails after it, the one more swap in data only the composite covers that makes it hold.
  * Undefined when a check digit involved is not read surely, when nothing fits, or when two fit
- * about as well. The caller flags nothing: a swapped character keeps its own low probability, and
+ * about as well. Two swaps in the check's own data are weighed too (two look-alikes in one number),
+ * only where the pixels left both open (PAIR_OPEN). The caller flags nothing: a swapped character keeps its own low probability, and
  * its field is reported uncertain (see mrzConfidence).
  */
 export function lookAlikeSwap(format: FormatDef, lines: string[][], slots: SlotDist[][], check: CheckDef): { line: number; pos: number; c: string }[] | undefined {
@@ -83,6 +92,16 @@ export function lookAlikeSwap(format: FormatDef, lines: string[][], slots: SlotD
       for (const s2 of swaps(other.data, (line, pos) => covering(line, pos).length === 1)) if (fit([s1, s2]).holds) fits.push({ made: [s1, s2], cost: s1.cost + s2.cost });
     }
   }
+  // Two look-alikes in the same data (a number's `OO` read `00`): with weights 7, 3, 1 a pair of
+  // swaps moves the digit by as much as some other pair about one time in ten, so a pair is
+  // weighed only where the pixels left both swapped characters open (see PAIR_OPEN), and it must
+  // still be the clear winner over every other fit, single swaps included.
+  const open = swaps(check.data).filter((s) => s.cost <= PAIR_OPEN);
+  for (let a = 0; a < open.length; a++)
+    for (let b = a + 1; b < open.length; b++) {
+      const pair = [open[a]!, open[b]!];
+      if (fit(pair).holds) fits.push({ made: pair, cost: pair[0]!.cost + pair[1]!.cost });
+    }
   fits.sort((a, b) => a.cost - b.cost);
   const [best, next] = fits;
   if (!best || (next && next.cost - best.cost < CLEAR_WINNER)) return undefined;
