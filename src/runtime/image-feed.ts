@@ -23,8 +23,17 @@ export interface ImageFeed {
   /** value = (byte - mean) / std. */
   mean: number;
   std: number;
-  /** The byte the padding stands for: 0 when absent (insightface pastes onto a zero canvas); YOLOX pads with 114. */
+  /**
+   * The byte the padding stands for: 0 when absent (insightface pastes onto a zero canvas); YOLOX
+   * pads with 114, the text recogniser with the float 0 (127.5 at its mean and std of 127.5).
+   */
   padByte?: number;
+  /**
+   * The tensor's width changes from run to run (a text line's, one step per 8 pixels): the worker
+   * keeps one buffer per power-of-two class of widths for it rather than one per width, which
+   * across a few hundred widths would hold over 100 MB.
+   */
+  widthVaries?: boolean;
 }
 
 /** The float every padding element holds. */
