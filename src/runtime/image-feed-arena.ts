@@ -119,9 +119,15 @@ export class ImageFeedArena {
   }
 
   private fill(feed: ImageFeed, out: Float32Array): void {
-    const exactKey = `${feed.mean}/${feed.std}`;
+    const { mean: byteMean, std: byteStd } = feed;
+    // The kernel takes one mean and std for the three channels; statistics per channel keep the JavaScript fill.
+    if (typeof byteMean !== 'number' || typeof byteStd !== 'number') {
+      fillImageTensor(feed, out);
+      return;
+    }
+    const exactKey = `${byteMean}/${byteStd}`;
     let exact = this.exact.get(exactKey);
-    if (exact === undefined) this.exact.set(exactKey, (exact = simdFillExact(feed.mean, feed.std)));
+    if (exact === undefined) this.exact.set(exactKey, (exact = simdFillExact(byteMean, byteStd)));
     if (!exact) {
       fillImageTensor(feed, out);
       return;
@@ -137,8 +143,8 @@ export class ImageFeedArena {
     const green = first + plane * 4;
     const last = first + 2 * plane * 4;
     const [red, blue] = feed.order === 'rgb' ? [first, last] : [last, first];
-    const mean = Math.fround(feed.mean);
-    const inv = Math.fround(1 / feed.std);
+    const mean = Math.fround(byteMean);
+    const inv = Math.fround(1 / byteStd);
     // Rows that follow each other in the tensor are one run; otherwise one run a row.
     const runs = offsetX === 0 && width === W ? [[0, width * height]] : Array.from({ length: height }, (_, y) => [y, width]);
     const r = new Float32Array(this.memory.buffer, red, plane);
@@ -152,9 +158,9 @@ export class ImageFeedArena {
       // The last 0-15 pixels of a run, one at a time.
       for (let i = simd; i < n; i++) {
         const s = src + i * 3;
-        r[dst + i] = (feed.rgb[s]! - feed.mean) / feed.std;
-        g[dst + i] = (feed.rgb[s + 1]! - feed.mean) / feed.std;
-        b[dst + i] = (feed.rgb[s + 2]! - feed.mean) / feed.std;
+        r[dst + i] = (feed.rgb[s]! - byteMean) / byteStd;
+        g[dst + i] = (feed.rgb[s + 1]! - byteMean) / byteStd;
+        b[dst + i] = (feed.rgb[s + 2]! - byteMean) / byteStd;
       }
     }
   }
