@@ -21,7 +21,7 @@ import { decodeImage } from '../src/core/image-decode.js';
 import { emptyTimings, FaceService } from '../src/modules/face/face-service.js';
 import { detectorCanvas } from '../src/modules/face/detector-input.js';
 import { SCRFD_LAYOUT } from '../src/modules/face/scrfd-decoder.js';
-import { fillImageTensor, type ImageFeed } from '../src/runtime/image-feed.js';
+import { channelStats, fillImageTensor, type ImageFeed } from '../src/runtime/image-feed.js';
 import { rewriteForCpu } from '../src/runtime/cpu-graph-rewrite.js';
 import { resolveProfile } from '../src/runtime/hw-profile.js';
 import { ModelRegistry } from '../src/runtime/model-registry.js';
@@ -81,8 +81,9 @@ async function runRaw(raw: Raw, times: Record<string, number[]>, prefix: string)
 function fillByBytes(feed: ImageFeed, out: Float32Array): void {
   const [, , H, W] = feed.dims;
   const plane = W * H;
+  const { mean, std } = channelStats(feed, 0);
   const table = new Float32Array(256);
-  for (let v = 0; v < 256; v++) table[v] = (v - feed.mean) / feed.std;
+  for (let v = 0; v < 256; v++) table[v] = (v - mean) / std;
   const { rgb: data, width, height } = feed;
   for (let y = 0; y < height; y++) {
     let src = y * width * 3;

@@ -33,6 +33,14 @@ function fillModule(): WebAssembly.Module {
 
 const align16 = (n: number) => Math.ceil(n / 16) * 16;
 
+/** The arena buffer an image feed is filled in, and the floats it is sized for (see ImageFeed.widthVaries). */
+export function feedBuffer(key: string, image: ImageFeed): { key: string; capacity: number } {
+  const [, c, h, w] = image.dims;
+  if (!image.widthVaries) return { key: `${key}:${image.dims.join('x')}`, capacity: imageFeedSize(image) };
+  const widthClass = 2 ** Math.ceil(Math.log2(Math.max(1, w)));
+  return { key: `${key}:${c}x${h}x<=${widthClass}`, capacity: c * h * widthClass };
+}
+
 /**
  * Whether (byte - mean) * inv in float32, as the kernel computes it, gives fillImageTensor's
  * float for all 256 bytes. True for layouts whose std is a power of two (SCRFD 127.5/128, YuNet
@@ -48,8 +56,8 @@ export function simdFillExact(mean: number, std: number): boolean {
 export class ImageFeedArena {
   private readonly memory: WebAssembly.Memory;
   private readonly fillPlanes: FillPlanes;
-  /** Byte offset of each buffer by model and shape. */
-  private readonly buffers = new Map<string, number>();
+  /** Each buffer by model and shape: its byte offset and the floats it holds. */
+  private readonly buffers = new Map<string, { offset: number; floats: number }>();
   private readonly inUse = new Set<string>();
   /** Where the source bytes are copied, and its size (grown by doubling). */
   private source = { offset: 0, bytes: 0 };
@@ -68,18 +76,24 @@ export class ImageFeedArena {
     return this.memory.buffer.byteLength;
   }
 
-  /** The feed's tensor in the buffer kept for `key`, or null when none can be handed out now. */
-  lease(key: string, feed: ImageFeed): ImageLease | null {
+  /**
+   * The feed's tensor in the buffer kept for `key`, or null when none can be handed out now.
+   * `capacity` (floats, at least the feed's) sizes a new buffer for every feed that will share
+   * the key: inputs whose width changes from run to run share one buffer per size class
+   * instead of holding one per width. A feed larger than its key's buffer gets null.
+   */
+  lease(key: string, feed: ImageFeed, capacity = imageFeedSize(feed)): ImageLease | null {
     if (this.inUse.has(key)) return null;
     const floats = imageFeedSize(feed);
     const rgbBytes = feed.width * feed.height * 3;
     const idle = this.inUse.size === 0;
-    let offset = this.buffers.get(key);
-    if (offset === undefined) {
-      const at = idle ? this.reserve(floats * 4) : null;
+    let buffer = this.buffers.get(key);
+    if (buffer === undefined) {
+      const at = idle ? this.reserve(Math.max(floats, capacity) * 4) : null;
       if (at === null) return null;
-      this.buffers.set(key, (offset = at));
+      this.buffers.set(key, (buffer = { offset: at, floats: Math.max(floats, capacity) }));
     }
+    if (floats > buffer.floats) return null;
     if (rgbBytes > this.source.bytes) {
       if (!idle) return null;
       const bytes = align16(Math.max(rgbBytes, 2 * this.source.bytes));
@@ -87,7 +101,7 @@ export class ImageFeedArena {
       if (at === null) return null;
       this.source = { offset: at, bytes };
     }
-    const data = new Float32Array(this.memory.buffer, offset, floats);
+    const data = new Float32Array(this.memory.buffer, buffer.offset, floats);
     this.fill(feed, data);
     this.inUse.add(key);
     return { data, release: () => this.inUse.delete(key) };
@@ -105,9 +119,15 @@ export class ImageFeedArena {
   }
 
   private fill(feed: ImageFeed, out: Float32Array): void {
-    const exactKey = `${feed.mean}/${feed.std}`;
+    const { mean: byteMean, std: byteStd } = feed;
+    // The kernel takes one mean and std for the three channels; statistics per channel keep the JavaScript fill.
+    if (typeof byteMean !== 'number' || typeof byteStd !== 'number') {
+      fillImageTensor(feed, out);
+      return;
+    }
+    const exactKey = `${byteMean}/${byteStd}`;
     let exact = this.exact.get(exactKey);
-    if (exact === undefined) this.exact.set(exactKey, (exact = simdFillExact(feed.mean, feed.std)));
+    if (exact === undefined) this.exact.set(exactKey, (exact = simdFillExact(byteMean, byteStd)));
     if (!exact) {
       fillImageTensor(feed, out);
       return;
@@ -123,8 +143,8 @@ export class ImageFeedArena {
     const green = first + plane * 4;
     const last = first + 2 * plane * 4;
     const [red, blue] = feed.order === 'rgb' ? [first, last] : [last, first];
-    const mean = Math.fround(feed.mean);
-    const inv = Math.fround(1 / feed.std);
+    const mean = Math.fround(byteMean);
+    const inv = Math.fround(1 / byteStd);
     // Rows that follow each other in the tensor are one run; otherwise one run a row.
     const runs = offsetX === 0 && width === W ? [[0, width * height]] : Array.from({ length: height }, (_, y) => [y, width]);
     const r = new Float32Array(this.memory.buffer, red, plane);
@@ -138,9 +158,9 @@ export class ImageFeedArena {
       // The last 0-15 pixels of a run, one at a time.
       for (let i = simd; i < n; i++) {
         const s = src + i * 3;
-        r[dst + i] = (feed.rgb[s]! - feed.mean) / feed.std;
-        g[dst + i] = (feed.rgb[s + 1]! - feed.mean) / feed.std;
-        b[dst + i] = (feed.rgb[s + 2]! - feed.mean) / feed.std;
+        r[dst + i] = (feed.rgb[s]! - byteMean) / byteStd;
+        g[dst + i] = (feed.rgb[s + 1]! - byteMean) / byteStd;
+        b[dst + i] = (feed.rgb[s + 2]! - byteMean) / byteStd;
       }
     }
   }

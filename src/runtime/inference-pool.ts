@@ -84,7 +84,7 @@ export class InferencePool {
       ...(first.fallback_reason ? { fallback_reason: first.fallback_reason } : {}),
       run: (feeds) => this.enqueue(key, (i) => models[i]!.run(feeds)),
       runImage: (image, transfer) => this.enqueue(key, (i) => models[i]!.runImage(image, transfer)),
-      runReduced: (feeds, reduce) => this.enqueue(key, (i) => models[i]!.runReduced(feeds, reduce)),
+      runReduced: (feeds, reduce, image) => this.enqueue(key, (i) => models[i]!.runReduced(feeds, reduce, image)),
     };
   }
 

@@ -8,7 +8,7 @@ import type { HwProfile } from './hw-profile.js';
 import { createSession } from './onnx-session.js';
 import type { WireTensor, WorkerReply, WorkerRequest } from './inference-worker.js';
 import { fillImageTensor, imageFeedSize, type ImageFeed } from './image-feed.js';
-import { ImageFeedArena } from './image-feed-arena.js';
+import { feedBuffer, ImageFeedArena } from './image-feed-arena.js';
 import { reduceLastAxis } from './last-axis-reduction.js';
 
 const sessions = new Map<string, ort.InferenceSession>();
@@ -20,7 +20,8 @@ const sessions = new Map<string, ort.InferenceSession>();
 let arena = new ImageFeedArena();
 
 async function runWithImage(session: ort.InferenceSession, key: string, feeds: Record<string, ort.Tensor>, image: ImageFeed): Promise<ort.InferenceSession.ReturnType> {
-  const lease = arena.lease(`${key}:${image.dims.join('x')}`, image);
+  const buffer = feedBuffer(key, image);
+  const lease = arena.lease(buffer.key, image, buffer.capacity);
   try {
     const data = lease?.data ?? fillImageTensor(image, new Float32Array(imageFeedSize(image)));
     feeds[image.name] = new ort.Tensor('float32', data, image.dims);

@@ -69,8 +69,12 @@ export interface WorkerModel {
    * `transfer`: the bytes are the caller's to give away (their buffer is transferred, not copied).
    */
   runImage(image: ImageFeed, transfer?: boolean): Promise<TensorMap>;
-  /** A run whose `reduce.output` is reduced in the worker: it comes back as `reduced`, not among `outputs`. */
-  runReduced(feeds: WireTensor[], reduce: LastAxisReduction): Promise<ReducedRun>;
+  /**
+   * A run whose `reduce.output` is reduced in the worker: it comes back as `reduced`, not among
+   * `outputs`. With `image`, the worker fills that input from its bytes as runImage does (the
+   * bytes are copied, not transferred: the text recogniser's caller keeps its crop).
+   */
+  runReduced(feeds: WireTensor[], reduce: LastAxisReduction, image?: ImageFeed): Promise<ReducedRun>;
 }
 
 export interface ReducedRun {
@@ -169,8 +173,8 @@ export class InferenceWorker {
       ...(fallback_reason ? { fallback_reason } : {}),
       run: async (feeds) => (await this.run(key, feeds)).outputs,
       runImage: async (image, transfer = false) => (await this.run(key, [], undefined, { image, transfer })).outputs,
-      runReduced: async (feeds, reduce) => {
-        const { outputs, reduced } = await this.run(key, feeds, reduce);
+      runReduced: async (feeds, reduce, image) => {
+        const { outputs, reduced } = await this.run(key, feeds, reduce, image ? { image, transfer: false } : undefined);
         if (!reduced) throw new Error(`the inference worker did not reduce ${reduce.output}`);
         return { outputs, reduced };
       },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ImageFeedArena, simdFillExact } from '../../src/runtime/image-feed-arena.js';
+import { feedBuffer, ImageFeedArena, simdFillExact } from '../../src/runtime/image-feed-arena.js';
 import { fillImageTensor, imageFeedSize, type ImageFeed } from '../../src/runtime/image-feed.js';
 
 function feedOf(width: number, height: number, pad: readonly [number, number, number, number], layout: Pick<ImageFeed, 'order' | 'mean' | 'std'>, seed: number): ImageFeed {
@@ -76,5 +76,39 @@ describe('image feed arena (WebAssembly SIMD fill)', () => {
     assert.notEqual(arena.bytes, bytes);
     assert.notEqual(big.data.buffer, viewBefore, 'the memory grew while no run held a view');
     big.release();
+  });
+
+  it('feeds whose width varies share one buffer per power-of-two class of widths, filled exactly at each width', () => {
+    const arena = new ImageFeedArena();
+    const layout = { order: 'bgr', mean: 127.5, std: 127.5, padByte: 127.5 } as const;
+    const line = (width: number, padW: number) => ({ ...feedOf(width, 48, [0, 0, padW, 0], layout, width), widthVaries: true });
+    // 1,033 to 2,048 columns: one class, sized for the widest.
+    assert.deepEqual(feedBuffer('rec', line(1030, 2)), { key: 'rec:3x48x<=2048', capacity: 3 * 48 * 2048 });
+    assert.deepEqual(feedBuffer('rec', line(2048, 0)), { key: 'rec:3x48x<=2048', capacity: 3 * 48 * 2048 });
+    assert.equal(feedBuffer('rec', line(2049, 7)).key, 'rec:3x48x<=4096');
+    // A fixed shape keeps its own buffer.
+    assert.deepEqual(feedBuffer('det', feedOf(64, 48, [0, 0, 0, 0], layout, 1)), { key: 'det:1x3x48x64', capacity: 3 * 48 * 64 });
+    let bytes = 0;
+    for (const [width, padW] of [
+      [2041, 7],
+      [1501, 3],
+      [1096, 0],
+      [1030, 2],
+    ] as const) {
+      const feed = line(width, padW);
+      const { key, capacity } = feedBuffer('rec', feed);
+      const lease = arena.lease(key, feed, capacity)!;
+      assert.ok(lease);
+      assert.equal(lease.data.length, imageFeedSize(feed));
+      assert.deepEqual(lease.data, fillImageTensor(feed, new Float32Array(imageFeedSize(feed))), `width ${width}`);
+      // The padding is the float 0 the recogniser pads with.
+      if (padW > 0) assert.equal(lease.data[width], 0);
+      lease.release();
+      if (bytes === 0) bytes = arena.bytes;
+      assert.equal(arena.bytes, bytes, `no growth for width ${width} of a class already held`);
+    }
+    // A feed wider than its key's buffer is refused (the worker then fills a fresh array).
+    arena.lease('small', line(8, 0))!.release();
+    assert.equal(arena.lease('small', line(100, 4)), null);
   });
 });
