@@ -12,7 +12,9 @@ export function plausible(p: ParsedMrz): boolean {
   const fillers = r.raw_mrz.join('').split('<').length - 1;
   // The names separator `<<` is the one pair of fillers every layout holds: long names and
   // filled optional data can leave no other (a TD2 card read right was refused at 3).
-  return 'PIACV'.includes(r.document_code[0] ?? '') && date(r.date_of_birth) && date(r.expiry_date) && fillers >= 2;
+  // A French identity card's zone holds no expiry date (FRA_CNI).
+  const expiry = r.layout === 'FRA_CNI' ? r.expiry_date === '' : date(r.expiry_date);
+  return 'PIACV'.includes(r.document_code[0] ?? '') && date(r.date_of_birth) && expiry && fillers >= 2;
 }
 
 /**
