@@ -163,4 +163,16 @@ describe('FRA_CNI through repair, plausibility and confidence', () => {
     assert.equal(conf.field_confidence.expiry_date, undefined);
     for (const f of ['document_code', 'issuing_country', 'document_number', 'surname', 'given_names', 'nationality', 'date_of_birth', 'sex'] as const) assert.ok(conf.field_confidence[f]! > 0.8, f);
   });
+
+  it('is plausible with names that fill both fields and leave no filler at all', () => {
+    const rng = new Rng(1518);
+    let found = 0;
+    for (let i = 0; i < 40 && found < 3; i++) {
+      const id = randomIdentity(rng, { format: 'FRA_CNI', surname: 'ABCDEFGHIJKLMNOPQRSTUVWXY', given: 'ABCDEFGHIJKLMN' });
+      if (id.lines.join('').includes('<')) continue;
+      found++;
+      assert.equal(plausible(parseMrz(id.lines)!), true, id.lines.join(' / '));
+    }
+    assert.ok(found > 0);
+  });
 });

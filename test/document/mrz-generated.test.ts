@@ -97,6 +97,29 @@ describe('generated ICAO 9303 documents read through POST /documents/mrz (real P
     assert.deepEqual(wrongFields(got, want), []);
   });
 
+  // Issue 15: the French national identity card (2 x 36, not an ICAO TD2) answered 422 NO_MRZ: its rows were
+  // forced into a TD2's fields. Read as its own layout, with no expiry date in its zone.
+  it('reads generated French identity cards (FRA_CNI) end to end as mrz_type TD2, layout FRA_CNI', async () => {
+    let correct = 0;
+    const notes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const { want, got, status } = await read(1650 + i, { format: 'FRA_CNI' });
+      assert.equal(status, 200, `#${i}: ${want.raw_mrz.join(' / ')}`);
+      assert.ok(got);
+      assert.equal(got.mrz_type, 'TD2');
+      assert.equal(got.layout, 'FRA_CNI');
+      assert.equal(got.expiry_date, '');
+      assert.ok(got.warnings.includes('expiry_date_not_in_mrz'));
+      assert.equal(got.field_confidence.expiry_date, undefined);
+      const wrong = wrongFields(got, want);
+      if (wrong.length === 0) correct++;
+      else notes.push(`#${i} wrong ${wrong.join(',')}: ${got.raw_mrz.join(' / ')} vs ${want.raw_mrz.join(' / ')}`);
+      // A wrong read must never look sure: a failing check or a warning other than the layout's own says so.
+      if (wrong.length > 0) assert.ok(!got.check_digits_valid || got.warnings.length > 1, notes.at(-1));
+    }
+    assert.ok(correct >= 3, notes.join('\n'));
+  });
+
   // Regression (issue 15): nationality and issuing country came back with their fillers (D<<).
   it('returns a one-letter country code without its fillers', async () => {
     const { got } = await read(1602, { format: 'TD1', issuer: 'D<<', nationality: 'D<<' });

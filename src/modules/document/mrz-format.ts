@@ -9,9 +9,10 @@ export const MRZ_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
 
 /**
  * Character classes: A letters and filler, N digits, X letters, digits and filler,
- * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one).
+ * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one),
+ * D a digit or a filler (a field of digits a document may leave blank).
  */
-export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C';
+export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C' | 'D';
 
 export type FormatName = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB' | 'FRA_CNI';
 
@@ -161,9 +162,11 @@ function fraCni(): FormatDef {
   ];
   const cls: [Span, CharClass][] = [
     [s(0, 0, 30), 'A'],
-    // The office: a department (two digits and a digit or letter, 2A/2B for Corsica) and an
-    // office number, or fillers on some cards.
-    [s(0, 30, 36), 'X'],
+    // The office: a department (two digits and a digit or letter, 2A/2B for Corsica) and a
+    // three-digit office number, or fillers on some cards.
+    [s(0, 30, 31), 'D'],
+    [s(0, 31, 33), 'X'],
+    [s(0, 33, 36), 'D'],
     // Year and month of issue, the department (as above), a five-digit serial.
     [s(1, 0, 4), 'N'],
     [s(1, 4, 7), 'X'],
@@ -256,6 +259,7 @@ export function classAllows(cls: CharClass, c: string): boolean {
     case 'S':
       return c === 'M' || c === 'F' || c === 'X' || c === '<';
     case 'C':
+    case 'D':
       return (c >= '0' && c <= '9') || c === '<';
     case 'X':
       return MRZ_ALPHABET.includes(c);

@@ -74,17 +74,16 @@ export function resolveChecks(format: FormatDef, lines: string[]): CheckOutcome[
   });
 }
 
+/** Name parts of a field separated by single spaces (fillers between parts, `<<` or `<`, and padding dropped). */
+const nameParts = (field: string) => field.replace(/<+/g, ' ').trim();
+
 /** SURNAME<<GIVEN<NAMES<<< -> surname "SURNAME", given names "GIVEN NAMES". */
 export function splitNames(field: string): { surname: string; given_names: string } {
   const trimmed = field.replace(/<+$/, '');
   const sep = trimmed.indexOf('<<');
-  const clean = (s: string) => s.replace(/<+/g, ' ').trim();
-  if (sep < 0) return { surname: clean(trimmed), given_names: '' };
-  return { surname: clean(trimmed.slice(0, sep)), given_names: clean(trimmed.slice(sep + 2)) };
+  if (sep < 0) return { surname: nameParts(trimmed), given_names: '' };
+  return { surname: nameParts(trimmed.slice(0, sep)), given_names: nameParts(trimmed.slice(sep + 2)) };
 }
-
-/** Name parts of a field separated by single spaces (fillers between parts, `<<` or `<`, and padding dropped). */
-const nameParts = (field: string) => field.replace(/<+/g, ' ').trim();
 
 /**
  * Parses MRZ lines of exactly the right lengths (TD1 3x30, TD2/MRV-B 2x36,
