@@ -5,6 +5,7 @@ import { detectFormat, EXPIRY_NOT_IN_MRZ, parseMrz } from '../../src/modules/doc
 import { distsFromLine, repairMrz } from '../../src/modules/document/mrz-repair.js';
 import { mrzConfidence } from '../../src/modules/document/mrz-confidence.js';
 import { plausible } from '../../src/modules/document/mrz-reading-score.js';
+import { namesLineInDoubt } from '../../src/modules/document/mrz-names-choice.js';
 import { randomIdentity, Rng } from '../fixtures/mrz-docs/identity.js';
 
 // The public specimen of the French national identity card (1988-2021), as printed on it and in
@@ -162,6 +163,15 @@ describe('FRA_CNI through repair, plausibility and confidence', () => {
     assert.deepEqual(conf.warnings, [EXPIRY_NOT_IN_MRZ]);
     assert.equal(conf.field_confidence.expiry_date, undefined);
     for (const f of ['document_code', 'issuing_country', 'document_number', 'surname', 'given_names', 'nationality', 'date_of_birth', 'sex'] as const) assert.ok(conf.field_confidence[f]! > 0.8, f);
+  });
+
+  it("takes the surname's row for the extra names passes when a surname letter is in doubt", () => {
+    const slots = SPECIMEN.map((l) => distsFromLine(l));
+    assert.equal(namesLineInDoubt(2, 36, slots), undefined);
+    // BERTHIER's H read as H or N alike.
+    slots[0]![9]![17] = 0.45;
+    slots[0]![9]![23] = 0.45;
+    assert.equal(namesLineInDoubt(2, 36, slots), 0);
   });
 
   it('is plausible with names that fill both fields and leave no filler at all', () => {

@@ -190,6 +190,15 @@ export const FORMATS: Record<FormatName, FormatDef> = {
   FRA_CNI: fraCni(),
 };
 
+/**
+ * The names field of the row the reader's extra names passes re-read (mrz-names-choice,
+ * mrz-reread): ICAO's names field, or the French card's surname, which shares its row with
+ * the document code and country as a passport's names do.
+ */
+export function namesRowField(format: FormatDef): Span | undefined {
+  return format.fields.names ?? format.fields.surname;
+}
+
 /** The spans of a layout's names: ICAO's one names field, or the French card's surname and given names. */
 export function nameSpans(format: FormatDef): Span[] {
   const f = format.fields;
