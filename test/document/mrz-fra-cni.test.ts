@@ -174,6 +174,15 @@ describe('FRA_CNI through repair, plausibility and confidence', () => {
     assert.equal(namesLineInDoubt(2, 36, slots), 0);
   });
 
+  it("keeps the layout's own IDFRA when one of its characters read otherwise", () => {
+    const slots = SPECIMEN.map((l) => distsFromLine(l));
+    // The A of FRA read surely as a V (a glyph lost at the row's start): the layout was picked on
+    // the other four, and every such card prints IDFRA.
+    slots[0]![4] = distsFromLine('V')[0]!;
+    assert.equal(pickFormat(2, 36, slots).name, 'FRA_CNI');
+    assert.deepEqual(repairMrz(FORMATS.FRA_CNI, slots).lines, SPECIMEN);
+  });
+
   it('is plausible with names that fill both fields and leave no filler at all', () => {
     const rng = new Rng(1518);
     let found = 0;

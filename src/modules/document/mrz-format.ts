@@ -40,6 +40,17 @@ export interface FormatDef {
   /** One class per character of each line. */
   classes: CharClass[][];
   checks: CheckDef[];
+  /**
+   * Characters every document of the layout prints where it prints them (the French card's
+   * `IDFRA`, by which the layout was picked): taken as printed, never a misread's alternative.
+   */
+  fixed?: { line: number; start: number; text: string };
+}
+
+/** The character the layout prints at this position whatever the document, if any (see FormatDef.fixed). */
+export function fixedChar(format: FormatDef, line: number, pos: number): string | undefined {
+  const f = format.fixed;
+  return f && f.line === line && pos >= f.start && pos < f.start + f.text.length ? f.text[pos - f.start] : undefined;
 }
 
 const s = (line: number, start: number, end: number): Span => ({ line, start, end });
@@ -178,7 +189,7 @@ function fraCni(): FormatDef {
     [s(1, 34, 35), 'S'],
     [s(1, 35, 36), 'C'],
   ];
-  return { name: 'FRA_CNI', lines: 2, length: 36, fields, classes: classes(2, 36, cls), checks };
+  return { name: 'FRA_CNI', lines: 2, length: 36, fields, classes: classes(2, 36, cls), checks, fixed: { line: 0, start: 0, text: 'IDFRA' } };
 }
 
 export const FORMATS: Record<FormatName, FormatDef> = {

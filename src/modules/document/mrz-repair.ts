@@ -1,5 +1,5 @@
 import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
-import { classAllows, MRZ_ALPHABET, nameSpans, type CharClass, type FormatDef, type Span } from './mrz-format.js';
+import { classAllows, fixedChar, MRZ_ALPHABET, nameSpans, type CharClass, type FormatDef, type Span } from './mrz-format.js';
 import { resolveChecks } from './mrz-parser.js';
 import { lookAlikeSwap } from './mrz-lookalike-swap.js';
 
@@ -186,6 +186,9 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
   const countries = ['issuing_country', 'nationality'].map((f) => format.fields[f]).filter((sp): sp is Span => sp !== undefined);
   const lines = slots.map((line, li) =>
     line.map((d, pos) => {
+      // The layout's own characters (a French card's IDFRA, one of which may have read otherwise).
+      const fixed = fixedChar(format, li, pos);
+      if (fixed) return fixed;
       // Fillers make up much of a names field; as a prior, a filler the recogniser
       // found a quarter as likely as a letter wins (a blurred '<' reads as C or K).
       if (inNames(li, pos)) d = withFillerPrior(d);
@@ -194,6 +197,7 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
     }),
   );
   for (const sp of countries) {
+    if (fixedChar(format, sp.line, sp.start) !== undefined) continue;
     const code = countryCode(slots[sp.line]!.slice(sp.start, sp.end));
     lines[sp.line]!.splice(sp.start, code.length, ...code);
   }
@@ -220,7 +224,7 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
       // TD2's composite digit sits; made into whatever digit fits, it passed every check.
       const maxCost = k === positions.length - 1 && cur === '<' && !check.fillerWhenEmpty ? FILLER_AS_DIGIT_MAX_COST : MAX_FIX_COST;
       return [...MRZ_ALPHABET]
-        .filter((c) => c !== cur && classAllows(cls, c))
+        .filter((c) => c !== cur && classAllows(cls, c) && fixedChar(format, li, pos) === undefined)
         .map((c) => ({ c, cost: base - logp(li, pos, c) }))
         .filter((x) => x.cost < maxCost)
         .sort((a, b) => a.cost - b.cost)
