@@ -1058,27 +1058,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "69ced3f6-c0c5-43ba-b9bd-a60137cf866e",
+                     *         "id": "289dd52b-12c5-40cf-ad71-e26aad923b76",
                      *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-27T09:30:12.963Z",
-                     *         "source": "video",
-                     *         "data": {
-                     *           "rule_id": "walkway",
-                     *           "rule_name": "walkway",
-                     *           "track_id": 8,
-                     *           "direction": "out",
-                     *           "direction_label": "north",
-                     *           "counts": {
-                     *             "in": 0,
-                     *             "out": 1
-                     *           }
-                     *         },
-                     *         "camera_id": "hall"
-                     *       },
-                     *       {
-                     *         "id": "206f83ac-1cf8-415a-bdf5-f3c162fe8855",
-                     *         "type": "line_crossed",
-                     *         "timestamp": "2026-11-27T09:30:11.609Z",
+                     *         "timestamp": "2026-11-27T10:24:33.765Z",
                      *         "source": "video",
                      *         "data": {
                      *           "rule_id": "walkway",
@@ -1089,6 +1071,24 @@ export interface operations {
                      *           "counts": {
                      *             "in": 0,
                      *             "out": 4
+                     *           }
+                     *         },
+                     *         "camera_id": "hall"
+                     *       },
+                     *       {
+                     *         "id": "60fca9b8-fedf-4152-8e6b-ce5cf588be11",
+                     *         "type": "line_crossed",
+                     *         "timestamp": "2026-11-27T10:24:33.623Z",
+                     *         "source": "video",
+                     *         "data": {
+                     *           "rule_id": "walkway",
+                     *           "rule_name": "walkway",
+                     *           "track_id": 5,
+                     *           "direction": "out",
+                     *           "direction_label": "north",
+                     *           "counts": {
+                     *             "in": 0,
+                     *             "out": 3
                      *           }
                      *         },
                      *         "camera_id": "hall"
@@ -1201,13 +1201,13 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *         "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
                      *         "url": "https://127.0.0.1:9/vigil",
                      *         "event_types": [
                      *           "watchlist_alert",
                      *           "line_crossed"
                      *         ],
-                     *         "created_at": "2026-11-27T09:30:13.642+00:00",
+                     *         "created_at": "2026-11-27T10:24:35.304+00:00",
                      *         "enabled": true
                      *       }
                      *     ]
@@ -1315,13 +1315,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *       "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-27T09:30:13.642+00:00",
+                     *       "created_at": "2026-11-27T10:24:35.304+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1443,7 +1443,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "71e1997e-c351-4712-8115-4fa66ba24deb"
+                     *       "removed": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f"
                      *     }
                      */
                     "application/json": {
@@ -1561,12 +1561,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *       "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert"
                      *       ],
-                     *       "created_at": "2026-11-27T09:30:13.642+00:00",
+                     *       "created_at": "2026-11-27T10:24:35.304+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -1708,21 +1708,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *       "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
                      *       "enabled": true,
                      *       "disabled_reason": null,
                      *       "pending": 0,
                      *       "held": 0,
                      *       "deliveries": [
                      *         {
-                     *           "delivery_id": "1795771813644000",
-                     *           "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
-                     *           "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+                     *           "delivery_id": "1795775075318000",
+                     *           "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
+                     *           "event_id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
                      *           "event_type": "watchlist_alert",
                      *           "status": "failed",
                      *           "attempts": 1,
-                     *           "created_at": "2026-11-27T09:30:13.644+00:00",
-                     *           "updated_at": "2026-11-27T09:30:14.219+00:00",
+                     *           "created_at": "2026-11-27T10:24:35.318+00:00",
+                     *           "updated_at": "2026-11-27T10:24:35.403+00:00",
                      *           "next_attempt_at": null,
                      *           "last_status_code": null,
                      *           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -1870,15 +1870,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "delivery_id": "1795771814296000",
-                     *       "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
-                     *       "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+                     *       "delivery_id": "1795775075506000",
+                     *       "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
+                     *       "event_id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
                      *       "event_type": "watchlist_alert",
                      *       "status": "pending",
                      *       "attempts": 0,
-                     *       "created_at": "2026-11-27T09:30:14.296+00:00",
-                     *       "updated_at": "2026-11-27T09:30:14.296+00:00",
-                     *       "next_attempt_at": "2026-11-27T09:30:14.296Z",
+                     *       "created_at": "2026-11-27T10:24:35.506+00:00",
+                     *       "updated_at": "2026-11-27T10:24:35.506+00:00",
+                     *       "next_attempt_at": "2026-11-27T10:24:35.506Z",
                      *       "last_status_code": null,
                      *       "last_error": null,
                      *       "delivered_at": null
@@ -2012,13 +2012,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *       "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
                      *       "url": "https://127.0.0.1:9/vigil",
                      *       "event_types": [
                      *         "watchlist_alert",
                      *         "line_crossed"
                      *       ],
-                     *       "created_at": "2026-11-27T09:30:13.642+00:00",
+                     *       "created_at": "2026-11-27T10:24:35.304+00:00",
                      *       "enabled": true
                      *     }
                      */
@@ -2136,13 +2136,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "event": {
-                     *         "id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+                     *         "id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
                      *         "type": "watchlist_alert",
-                     *         "timestamp": "2026-11-27T09:30:13.644Z",
+                     *         "timestamp": "2026-11-27T10:24:35.318Z",
                      *         "source": "events",
                      *         "data": {
                      *           "test": true,
-                     *           "message": "test delivery to webhook 71e1997e-c351-4712-8115-4fa66ba24deb",
+                     *           "message": "test delivery to webhook dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
                      *           "identity_id": "test",
                      *           "label": "test",
                      *           "similarity": 0,
@@ -2151,15 +2151,15 @@ export interface operations {
                      *         "camera_id": null
                      *       },
                      *       "delivery": {
-                     *         "delivery_id": "1795771813644000",
-                     *         "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
-                     *         "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+                     *         "delivery_id": "1795775075318000",
+                     *         "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
+                     *         "event_id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
                      *         "event_type": "watchlist_alert",
                      *         "status": "pending",
                      *         "attempts": 0,
-                     *         "created_at": "2026-11-27T09:30:13.644+00:00",
-                     *         "updated_at": "2026-11-27T09:30:13.644+00:00",
-                     *         "next_attempt_at": "2026-11-27T09:30:13.644Z",
+                     *         "created_at": "2026-11-27T10:24:35.318+00:00",
+                     *         "updated_at": "2026-11-27T10:24:35.318+00:00",
+                     *         "next_attempt_at": "2026-11-27T10:24:35.318Z",
                      *         "last_status_code": null,
                      *         "last_error": null,
                      *         "delivered_at": null
@@ -3096,6 +3096,7 @@ export interface operations {
                      *       },
                      *       "mrz": {
                      *         "mrz_type": "TD3",
+                     *         "layout": "ICAO",
                      *         "document_code": "P<",
                      *         "document_number": "707797979",
                      *         "surname": "PUDARSAN",
@@ -3145,11 +3146,13 @@ export interface operations {
                         };
                         /** @description null when the document has no readable MRZ */
                         mrz: {
-                            /** @description Line layout: TD1 3x30, TD2 2x36, TD3 2x44 (machine-readable visas: MRV-A as TD3, MRV-B as TD2; see document_code) */
+                            /** @description Line layout: TD1 3x30, TD2 2x36, TD3 2x44 (machine-readable visas: MRV-A as TD3, MRV-B as TD2; see document_code; the French identity card's 2x36 zone as TD2, see layout) */
                             mrz_type: "TD1" | "TD2" | "TD3";
+                            /** @description Beyond the spec. Whose field layout the zone follows: ICAO (Doc 9303) or FRA_CNI, the French national identity card issued 1988-2021 (two rows of 36 that are no ICAO TD2: surname and issuing office on row 1; the 12-character card number, given names, birth date and sex on row 2). Its zone holds no nationality (FRA: the card is issued to French nationals only) and no expiry date (expiry_date is empty and warnings holds expiry_date_not_in_mrz); check_digits_valid covers its own check digits (card number, birth date, and the last digit over both rows, names included) */
+                            layout: "ICAO" | "FRA_CNI";
                             /** @description The two-character document code of line 1 (P< passport, I/A/C cards, V visa) */
                             document_code: string;
-                            /** @description Without fillers; long TD1/TD2 numbers include their overflow */
+                            /** @description Without fillers; long TD1/TD2 numbers include their overflow; the 12-character card number on a FRA_CNI */
                             document_number: string;
                             surname: string;
                             /** @description Name parts separated by single spaces */
@@ -3160,7 +3163,7 @@ export interface operations {
                             date_of_birth: string;
                             /** @description M, F or < (unspecified) */
                             sex: string;
-                            /** @description YYMMDD */
+                            /** @description YYMMDD; empty for a layout whose zone holds none (FRA_CNI, see layout) */
                             expiry_date: string;
                             /** @description The code without fillers, as printed (see nationality) */
                             issuing_country: string;
@@ -3168,11 +3171,11 @@ export interface operations {
                             raw_mrz: string[];
                             /** @description Every check digit of the layout holds, composite included */
                             check_digits_valid: boolean;
-                            /** @description Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread */
+                            /** @description Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date; no expiry_date on a FRA_CNI, whose nationality is as sure as its issuing country): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread */
                             field_confidence: {
                                 [key: string]: number;
                             };
-                            /** @description Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed), format_uncertain (a two-row zone whose rows did not tell a 36- from a 44-character layout: MRV-B from MRV-A, TD2 from TD3). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name */
+                            /** @description Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed), format_uncertain (a two-row zone whose rows did not tell a 36- from a 44-character layout: MRV-B from MRV-A, TD2 from TD3), expiry_date_not_in_mrz (a FRA_CNI: the zone holds no expiry date, expiry_date is empty; read it from the face of the card). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name */
                             warnings: string[];
                         } | null;
                         /** @description A portrait was found on the document */
@@ -3505,6 +3508,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "mrz_type": "TD3",
+                     *       "layout": "ICAO",
                      *       "document_code": "P<",
                      *       "document_number": "707797979",
                      *       "surname": "PUDARSAN",
@@ -3534,11 +3538,13 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        /** @description Line layout: TD1 3x30, TD2 2x36, TD3 2x44 (machine-readable visas: MRV-A as TD3, MRV-B as TD2; see document_code) */
+                        /** @description Line layout: TD1 3x30, TD2 2x36, TD3 2x44 (machine-readable visas: MRV-A as TD3, MRV-B as TD2; see document_code; the French identity card's 2x36 zone as TD2, see layout) */
                         mrz_type: "TD1" | "TD2" | "TD3";
+                        /** @description Beyond the spec. Whose field layout the zone follows: ICAO (Doc 9303) or FRA_CNI, the French national identity card issued 1988-2021 (two rows of 36 that are no ICAO TD2: surname and issuing office on row 1; the 12-character card number, given names, birth date and sex on row 2). Its zone holds no nationality (FRA: the card is issued to French nationals only) and no expiry date (expiry_date is empty and warnings holds expiry_date_not_in_mrz); check_digits_valid covers its own check digits (card number, birth date, and the last digit over both rows, names included) */
+                        layout: "ICAO" | "FRA_CNI";
                         /** @description The two-character document code of line 1 (P< passport, I/A/C cards, V visa) */
                         document_code: string;
-                        /** @description Without fillers; long TD1/TD2 numbers include their overflow */
+                        /** @description Without fillers; long TD1/TD2 numbers include their overflow; the 12-character card number on a FRA_CNI */
                         document_number: string;
                         surname: string;
                         /** @description Name parts separated by single spaces */
@@ -3549,7 +3555,7 @@ export interface operations {
                         date_of_birth: string;
                         /** @description M, F or < (unspecified) */
                         sex: string;
-                        /** @description YYMMDD */
+                        /** @description YYMMDD; empty for a layout whose zone holds none (FRA_CNI, see layout) */
                         expiry_date: string;
                         /** @description The code without fillers, as printed (see nationality) */
                         issuing_country: string;
@@ -3557,11 +3563,11 @@ export interface operations {
                         raw_mrz: string[];
                         /** @description Every check digit of the layout holds, composite included */
                         check_digits_valid: boolean;
-                        /** @description Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread */
+                        /** @description Beyond the spec. Per field (document_code, issuing_country, document_number, surname, given_names, nationality, date_of_birth, sex, expiry_date; no expiry_date on a FRA_CNI, whose nationality is as sure as its issuing country): the lowest probability the reader gave any of its characters. Names, codes and sex carry no check digit: a low value there is the only sign of a misread */
                         field_confidence: {
                             [key: string]: number;
                         };
-                        /** @description Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed), format_uncertain (a two-row zone whose rows did not tell a 36- from a 44-character layout: MRV-B from MRV-A, TD2 from TD3). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name */
+                        /** @description Beyond the spec. <field>_uncertain (a character of the field read below 0.8), <field>_check_failed / composite_check_failed / optional_data_check_failed, nationality_unlisted / issuing_country_unlisted (a code on no ICAO/ISO list, returned as printed), format_uncertain (a two-row zone whose rows did not tell a 36- from a 44-character layout: MRV-B from MRV-A, TD2 from TD3), expiry_date_not_in_mrz (a FRA_CNI: the zone holds no expiry date, expiry_date is empty; read it from the face of the card). Empty when the reading is sure. Ask for a better photo rather than trust an uncertain name */
                         warnings: string[];
                     };
                 };
@@ -4053,16 +4059,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
+                     *       "session_id": "18f8da27-79e6-49f1-94c6-0cabb461124e",
                      *       "challenges": [
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4207,8 +4213,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
-                     *       "challenge_type": "BLINK",
+                     *       "session_id": "18f8da27-79e6-49f1-94c6-0cabb461124e",
+                     *       "challenge_type": "LOOK_DOWN",
                      *       "passed": false,
                      *       "confidence": 0,
                      *       "challenges_remaining": 3,
@@ -4426,16 +4432,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
+                     *       "session_id": "18f8da27-79e6-49f1-94c6-0cabb461124e",
                      *       "challenges": [
                      *         {
-                     *           "type": "BLINK",
-                     *           "instruction": "blink eyes",
+                     *           "type": "LOOK_DOWN",
+                     *           "instruction": "look downward",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
-                     *           "type": "LOOK_UP",
-                     *           "instruction": "look upward",
+                     *           "type": "OPEN_MOUTH",
+                     *           "instruction": "open mouth",
                      *           "timeout_seconds": 5
                      *         },
                      *         {
@@ -4445,7 +4451,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "state": "in_progress",
-                     *       "current_challenge": "BLINK",
+                     *       "current_challenge": "LOOK_DOWN",
                      *       "challenges_remaining": 3,
                      *       "passed_challenges": [],
                      *       "session_complete": false,
@@ -4453,10 +4459,10 @@ export interface operations {
                      *       "liveness_score": null,
                      *       "failure_reason": null,
                      *       "frames_received": 1,
-                     *       "created_at": "2026-11-27T09:30:02.167Z",
-                     *       "expires_at": "2026-11-27T09:35:02.167Z",
-                     *       "challenge_started_at": "2026-11-27T09:30:02.207Z",
-                     *       "challenge_deadline": "2026-11-27T09:30:07.207Z",
+                     *       "created_at": "2026-11-27T10:24:24.834Z",
+                     *       "expires_at": "2026-11-27T10:29:24.834Z",
+                     *       "challenge_started_at": "2026-11-27T10:24:24.857Z",
+                     *       "challenge_deadline": "2026-11-27T10:24:29.857Z",
                      *       "ended_at": null
                      *     }
                      */
@@ -4615,7 +4621,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cancelled": "cf7a5376-019d-4918-a987-f56cd8f1ae1c"
+                     *       "cancelled": "18f8da27-79e6-49f1-94c6-0cabb461124e"
                      *     }
                      */
                     "application/json": {
@@ -4753,7 +4759,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+                     *       "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
                      *       "label": "Barack Obama",
                      *       "watchlist": "default",
                      *       "metadata": {
@@ -5112,7 +5118,7 @@ export interface operations {
                      *       },
                      *       "matches": [
                      *         {
-                     *           "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+                     *           "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
                      *           "label": "Barack Obama",
                      *           "similarity": 0.5263,
                      *           "metadata": {
@@ -5377,7 +5383,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "decision": {
-                     *         "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+                     *         "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
                      *         "label": "Barack Obama",
                      *         "metadata": {
                      *           "badge": "A-1047"
@@ -5387,7 +5393,7 @@ export interface operations {
                      *       },
                      *       "candidates": [
                      *         {
-                     *           "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+                     *           "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
                      *           "label": "Barack Obama",
                      *           "metadata": {
                      *             "badge": "A-1047"
@@ -5755,7 +5761,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "3387d33d-e30f-4086-9689-8f3db253ae28",
+                     *       "removed": "e9382862-ebda-46b8-862e-6d752469a43a",
                      *       "watchlist": "default",
                      *       "samples": 1
                      *     }
@@ -5963,14 +5969,14 @@ export interface operations {
                      *       "limit": 50,
                      *       "identities": [
                      *         {
-                     *           "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+                     *           "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
                      *           "label": "Barack Obama",
                      *           "samples": 1,
                      *           "metadata": {
                      *             "badge": "A-1047"
                      *           },
-                     *           "enrolled_at": "2026-11-27T09:29:41.232Z",
-                     *           "updated_at": "2026-11-27T09:29:41.232Z"
+                     *           "enrolled_at": "2026-11-27T10:24:07.355Z",
+                     *           "updated_at": "2026-11-27T10:24:07.355Z"
                      *         }
                      *       ]
                      *     }
@@ -6107,10 +6113,10 @@ export interface operations {
                      * @example {
                      *       "clusters": [
                      *         {
-                     *           "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
+                     *           "cluster_id": "047043e0-d1b7-4840-b51a-b8fd686be4d5",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-27T09:29:43.242Z",
-                     *           "last_seen": "2026-11-27T09:29:43.242Z",
+                     *           "first_seen": "2026-11-27T10:24:08.707Z",
+                     *           "last_seen": "2026-11-27T10:24:08.707Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6170,10 +6176,10 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "cluster_id": "9a4b85d3-e3c7-455a-931a-30e20468085f",
+                     *           "cluster_id": "f8552c86-9de7-4953-b886-3e5cfb27f998",
                      *           "size": 1,
-                     *           "first_seen": "2026-11-27T09:29:43.037Z",
-                     *           "last_seen": "2026-11-27T09:29:43.037Z",
+                     *           "first_seen": "2026-11-27T10:24:08.553Z",
+                     *           "last_seen": "2026-11-27T10:24:08.553Z",
                      *           "watchlists": [
                      *             "default"
                      *           ],
@@ -6370,10 +6376,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
+                     *       "cluster_id": "047043e0-d1b7-4840-b51a-b8fd686be4d5",
                      *       "size": 1,
-                     *       "first_seen": "2026-11-27T09:29:43.242Z",
-                     *       "last_seen": "2026-11-27T09:29:43.242Z",
+                     *       "first_seen": "2026-11-27T10:24:08.707Z",
+                     *       "last_seen": "2026-11-27T10:24:08.707Z",
                      *       "watchlists": [
                      *         "default"
                      *       ],
@@ -6565,7 +6571,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "removed": "9a4b85d3-e3c7-455a-931a-30e20468085f"
+                     *       "removed": "f8552c86-9de7-4953-b886-3e5cfb27f998"
                      *     }
                      */
                     "application/json": {
@@ -6663,13 +6669,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "identity_id": "3387d33d-e30f-4086-9689-8f3db253ae28",
+                     *       "identity_id": "e9382862-ebda-46b8-862e-6d752469a43a",
                      *       "label": "Visitor 17",
                      *       "watchlist": "default",
                      *       "metadata": {},
                      *       "samples": 1,
                      *       "created": true,
-                     *       "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
+                     *       "cluster_id": "047043e0-d1b7-4840-b51a-b8fd686be4d5",
                      *       "promoted_samples": 1
                      *     }
                      */
@@ -7009,11 +7015,11 @@ export interface operations {
                      *         "camera_id": "hall",
                      *         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *         "is_running": true,
-                     *         "fps": 10.04,
-                     *         "frame_count": 83,
+                     *         "fps": 10.01,
+                     *         "frame_count": 85,
                      *         "status": "running",
                      *         "last_error": null,
-                     *         "processed_fps": 8.45,
+                     *         "processed_fps": 9.74,
                      *         "decoder": "cpu",
                      *         "loop": true,
                      *         "enabled": true
@@ -7136,8 +7142,8 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 0,
-                     *       "status": "starting",
+                     *       "frame_count": 1,
+                     *       "status": "running",
                      *       "last_error": null,
                      *       "processed_fps": 0,
                      *       "decoder": "cpu",
@@ -7296,11 +7302,11 @@ export interface operations {
                      *       "camera_id": "hall",
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
-                     *       "fps": 10.04,
-                     *       "frame_count": 83,
+                     *       "fps": 10.01,
+                     *       "frame_count": 85,
                      *       "status": "running",
                      *       "last_error": null,
-                     *       "processed_fps": 8.45,
+                     *       "processed_fps": 9.74,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7522,10 +7528,10 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": true,
                      *       "fps": 0,
-                     *       "frame_count": 89,
+                     *       "frame_count": 88,
                      *       "status": "starting",
                      *       "last_error": "disabled",
-                     *       "processed_fps": 7.88,
+                     *       "processed_fps": 9.75,
                      *       "decoder": "cpu",
                      *       "loop": true,
                      *       "enabled": true
@@ -7683,7 +7689,7 @@ export interface operations {
                      *       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
                      *       "is_running": false,
                      *       "fps": 0,
-                     *       "frame_count": 89,
+                     *       "frame_count": 88,
                      *       "status": "stopped",
                      *       "last_error": "disabled",
                      *       "processed_fps": 0,
@@ -7948,7 +7954,7 @@ export interface operations {
                      *         "in_label": "south",
                      *         "out_label": "north",
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-27T09:30:03.859Z",
+                     *         "created_at": "2026-11-27T10:24:26.218Z",
                      *         "counts": {
                      *           "in": 0,
                      *           "out": 4
@@ -8113,7 +8119,7 @@ export interface operations {
                      *       "in_label": "south",
                      *       "out_label": "north",
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-27T09:30:03.859Z",
+                     *       "created_at": "2026-11-27T10:24:26.218Z",
                      *       "counts": {
                      *         "in": 0,
                      *         "out": 0
@@ -8382,7 +8388,7 @@ export interface operations {
                      *           ]
                      *         ],
                      *         "hysteresis": 0.02,
-                     *         "created_at": "2026-11-27T09:30:03.930Z",
+                     *         "created_at": "2026-11-27T10:24:26.261Z",
                      *         "counts": {
                      *           "entered": 0,
                      *           "exited": 0,
@@ -8556,7 +8562,7 @@ export interface operations {
                      *         ]
                      *       ],
                      *       "hysteresis": 0.02,
-                     *       "created_at": "2026-11-27T09:30:03.930Z",
+                     *       "created_at": "2026-11-27T10:24:26.261Z",
                      *       "counts": {
                      *         "entered": 0,
                      *         "exited": 0,
@@ -9119,14 +9125,14 @@ export interface operations {
                      * @example {
                      *       "camera_id": "hall",
                      *       "bucket": "15m",
-                     *       "from": "2026-11-26T09:30:00.000Z",
-                     *       "to": "2026-11-27T09:30:12.337Z",
+                     *       "from": "2026-11-26T10:15:00.000Z",
+                     *       "to": "2026-11-27T10:24:34.556Z",
                      *       "rows": [
                      *         {
                      *           "rule_id": "walkway",
                      *           "type": "line",
-                     *           "start": "2026-11-27T09:30:00.000Z",
-                     *           "end": "2026-11-27T09:45:00.000Z",
+                     *           "start": "2026-11-27T10:15:00.000Z",
+                     *           "end": "2026-11-27T10:30:00.000Z",
                      *           "in": 0,
                      *           "out": 4,
                      *           "entered": 0,
@@ -9282,7 +9288,7 @@ export interface operations {
                      *         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
                      *         "video": "0/0 camera(s) running",
                      *         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+                     *         "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
                      *       },
                      *       "status": {
                      *         "face": {
@@ -9316,9 +9322,9 @@ export interface operations {
                      *       },
                      *       "storage": {
                      *         "state": "ok",
-                     *         "free_bytes": 78213984256,
+                     *         "free_bytes": 77950464000,
                      *         "reserve_bytes": 67108864,
-                     *         "detail": "74590.7 MB free (reserve 64 MB)"
+                     *         "detail": "74339.4 MB free (reserve 64 MB)"
                      *       }
                      *     }
                      */
@@ -9483,8 +9489,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
                      *             "provider": "cpu",
-                     *             "load_ms": 2127,
-                     *             "warmup_ms": 848
+                     *             "load_ms": 1122,
+                     *             "warmup_ms": 173
                      *           }
                      *         ]
                      *       },
@@ -9503,8 +9509,8 @@ export interface operations {
                      *             "commercial_use": false,
                      *             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
                      *             "provider": "cpu",
-                     *             "load_ms": 2515,
-                     *             "warmup_ms": 197
+                     *             "load_ms": 1291,
+                     *             "warmup_ms": 19
                      *           }
                      *         ]
                      *       },
@@ -9522,8 +9528,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
                      *             "provider": "cpu",
-                     *             "load_ms": 1923,
-                     *             "warmup_ms": 80
+                     *             "load_ms": 1035,
+                     *             "warmup_ms": 133
                      *           },
                      *           {
                      *             "name": "antispoof_minifasnet_v1se",
@@ -9533,8 +9539,8 @@ export interface operations {
                      *             "commercial_use": true,
                      *             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
                      *             "provider": "cpu",
-                     *             "load_ms": 1767,
-                     *             "warmup_ms": 508
+                     *             "load_ms": 1004,
+                     *             "warmup_ms": 132
                      *           }
                      *         ]
                      *       }
@@ -10242,7 +10248,7 @@ export interface operations {
                      * @example {
                      *       "name": "vigil",
                      *       "version": "0.1.0",
-                     *       "commit": "067a20fa40aa1712a898e1767eb979e443bff000",
+                     *       "commit": "f0947ac7eab1a4aca3ec4d643893d4089bc5d206",
                      *       "node": "v20.20.2",
                      *       "models": [
                      *         {

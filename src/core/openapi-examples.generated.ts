@@ -11,12 +11,12 @@ export interface OperationExample {
 export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "DELETE /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "removed": "71e1997e-c351-4712-8115-4fa66ba24deb"
+      "removed": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f"
     }
   },
   "DELETE /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "removed": "9a4b85d3-e3c7-455a-931a-30e20468085f"
+      "removed": "f8552c86-9de7-4953-b886-3e5cfb27f998"
     }
   },
   "DELETE /api/v1/identity/stale": {
@@ -27,7 +27,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "cancelled": "cf7a5376-019d-4918-a987-f56cd8f1ae1c"
+      "cancelled": "18f8da27-79e6-49f1-94c6-0cabb461124e"
     }
   },
   "DELETE /api/v1/video/cameras/{camera_id}": {
@@ -47,7 +47,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "DELETE /api/v1/watchlist/{identity_id}": {
     "response": {
-      "removed": "3387d33d-e30f-4086-9689-8f3db253ae28",
+      "removed": "e9382862-ebda-46b8-862e-6d752469a43a",
       "watchlist": "default",
       "samples": 1
     }
@@ -180,7 +180,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "person": "ByteTrack (Kalman filter, two-stage association): 0 camera(s), 0 active track(s); 0 frames detected, 0 superseded while the detector was busy",
         "video": "0/0 camera(s) running",
         "events": "history 0/1000; 0 webhooks, 0 deliveries pending, 0 delivered and 0 failed since start; mqtt off (mqtt.url is empty)",
-        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.1 s)"
+        "identity": "0 identities, 0 searchable samples in 0 watchlists (recognizer face_rec_faceplugin_512d; loaded from the database in 0.0 s)"
       },
       "status": {
         "face": {
@@ -214,9 +214,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "storage": {
         "state": "ok",
-        "free_bytes": 78213984256,
+        "free_bytes": 77950464000,
         "reserve_bytes": 67108864,
-        "detail": "74590.7 MB free (reserve 64 MB)"
+        "detail": "74339.4 MB free (reserve 64 MB)"
       }
     }
   },
@@ -252,8 +252,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "5e4447f50245bbd7966bd6c0fa52938c61474a04ec7def48753668a9d8b4ea3a",
             "provider": "cpu",
-            "load_ms": 2127,
-            "warmup_ms": 848
+            "load_ms": 1122,
+            "warmup_ms": 173
           }
         ]
       },
@@ -272,8 +272,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": false,
             "sha256": "87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581",
             "provider": "cpu",
-            "load_ms": 2515,
-            "warmup_ms": 197
+            "load_ms": 1291,
+            "warmup_ms": 19
           }
         ]
       },
@@ -291,8 +291,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "7886c41bcbcc1be00cf8700eddbd8cbd4b1ad138e69010790de2a57a3b01d7e5",
             "provider": "cpu",
-            "load_ms": 1923,
-            "warmup_ms": 80
+            "load_ms": 1035,
+            "warmup_ms": 133
           },
           {
             "name": "antispoof_minifasnet_v1se",
@@ -302,8 +302,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
             "commercial_use": true,
             "sha256": "e67aedf72df3e1912dbf6baa5f7406b8b30c3cb43234170a70dd9d143fea358e",
             "provider": "cpu",
-            "load_ms": 1767,
-            "warmup_ms": 508
+            "load_ms": 1004,
+            "warmup_ms": 132
           }
         ]
       }
@@ -313,7 +313,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "name": "vigil",
       "version": "0.1.0",
-      "commit": "067a20fa40aa1712a898e1767eb979e443bff000",
+      "commit": "f0947ac7eab1a4aca3ec4d643893d4089bc5d206",
       "node": "v20.20.2",
       "models": [
         {
@@ -343,27 +343,9 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/recent": {
     "response": [
       {
-        "id": "69ced3f6-c0c5-43ba-b9bd-a60137cf866e",
+        "id": "289dd52b-12c5-40cf-ad71-e26aad923b76",
         "type": "line_crossed",
-        "timestamp": "2026-11-27T09:30:12.963Z",
-        "source": "video",
-        "data": {
-          "rule_id": "walkway",
-          "rule_name": "walkway",
-          "track_id": 8,
-          "direction": "out",
-          "direction_label": "north",
-          "counts": {
-            "in": 0,
-            "out": 1
-          }
-        },
-        "camera_id": "hall"
-      },
-      {
-        "id": "206f83ac-1cf8-415a-bdf5-f3c162fe8855",
-        "type": "line_crossed",
-        "timestamp": "2026-11-27T09:30:11.609Z",
+        "timestamp": "2026-11-27T10:24:33.765Z",
         "source": "video",
         "data": {
           "rule_id": "walkway",
@@ -377,6 +359,24 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         "camera_id": "hall"
+      },
+      {
+        "id": "60fca9b8-fedf-4152-8e6b-ce5cf588be11",
+        "type": "line_crossed",
+        "timestamp": "2026-11-27T10:24:33.623Z",
+        "source": "video",
+        "data": {
+          "rule_id": "walkway",
+          "rule_name": "walkway",
+          "track_id": 5,
+          "direction": "out",
+          "direction_label": "north",
+          "counts": {
+            "in": 0,
+            "out": 3
+          }
+        },
+        "camera_id": "hall"
       }
     ]
   },
@@ -387,34 +387,34 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "GET /api/v1/events/webhooks": {
     "response": [
       {
-        "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+        "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
         "url": "https://127.0.0.1:9/vigil",
         "event_types": [
           "watchlist_alert",
           "line_crossed"
         ],
-        "created_at": "2026-11-27T09:30:13.642+00:00",
+        "created_at": "2026-11-27T10:24:35.304+00:00",
         "enabled": true
       }
     ]
   },
   "GET /api/v1/events/webhooks/{webhook_id}/deliveries": {
     "response": {
-      "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+      "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
       "enabled": true,
       "disabled_reason": null,
       "pending": 0,
       "held": 0,
       "deliveries": [
         {
-          "delivery_id": "1795771813644000",
-          "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
-          "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+          "delivery_id": "1795775075318000",
+          "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
+          "event_id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
           "event_type": "watchlist_alert",
           "status": "failed",
           "attempts": 1,
-          "created_at": "2026-11-27T09:30:13.644+00:00",
-          "updated_at": "2026-11-27T09:30:14.219+00:00",
+          "created_at": "2026-11-27T10:24:35.318+00:00",
+          "updated_at": "2026-11-27T10:24:35.403+00:00",
           "next_attempt_at": null,
           "last_status_code": null,
           "last_error": "gave up after 1 attempts: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9",
@@ -427,10 +427,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "clusters": [
         {
-          "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
+          "cluster_id": "047043e0-d1b7-4840-b51a-b8fd686be4d5",
           "size": 1,
-          "first_seen": "2026-11-27T09:29:43.242Z",
-          "last_seen": "2026-11-27T09:29:43.242Z",
+          "first_seen": "2026-11-27T10:24:08.707Z",
+          "last_seen": "2026-11-27T10:24:08.707Z",
           "watchlists": [
             "default"
           ],
@@ -490,10 +490,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           }
         },
         {
-          "cluster_id": "9a4b85d3-e3c7-455a-931a-30e20468085f",
+          "cluster_id": "f8552c86-9de7-4953-b886-3e5cfb27f998",
           "size": 1,
-          "first_seen": "2026-11-27T09:29:43.037Z",
-          "last_seen": "2026-11-27T09:29:43.037Z",
+          "first_seen": "2026-11-27T10:24:08.553Z",
+          "last_seen": "2026-11-27T10:24:08.553Z",
           "watchlists": [
             "default"
           ],
@@ -557,10 +557,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/identity/clusters/{cluster_id}": {
     "response": {
-      "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
+      "cluster_id": "047043e0-d1b7-4840-b51a-b8fd686be4d5",
       "size": 1,
-      "first_seen": "2026-11-27T09:29:43.242Z",
-      "last_seen": "2026-11-27T09:29:43.242Z",
+      "first_seen": "2026-11-27T10:24:08.707Z",
+      "last_seen": "2026-11-27T10:24:08.707Z",
       "watchlists": [
         "default"
       ],
@@ -630,16 +630,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "GET /api/v1/liveness/sessions/{session_id}": {
     "response": {
-      "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
+      "session_id": "18f8da27-79e6-49f1-94c6-0cabb461124e",
       "challenges": [
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         },
         {
@@ -649,7 +649,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         }
       ],
       "state": "in_progress",
-      "current_challenge": "BLINK",
+      "current_challenge": "LOOK_DOWN",
       "challenges_remaining": 3,
       "passed_challenges": [],
       "session_complete": false,
@@ -657,10 +657,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "liveness_score": null,
       "failure_reason": null,
       "frames_received": 1,
-      "created_at": "2026-11-27T09:30:02.167Z",
-      "expires_at": "2026-11-27T09:35:02.167Z",
-      "challenge_started_at": "2026-11-27T09:30:02.207Z",
-      "challenge_deadline": "2026-11-27T09:30:07.207Z",
+      "created_at": "2026-11-27T10:24:24.834Z",
+      "expires_at": "2026-11-27T10:29:24.834Z",
+      "challenge_started_at": "2026-11-27T10:24:24.857Z",
+      "challenge_deadline": "2026-11-27T10:24:29.857Z",
       "ended_at": null
     }
   },
@@ -670,11 +670,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": "hall",
         "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
         "is_running": true,
-        "fps": 10.04,
-        "frame_count": 83,
+        "fps": 10.01,
+        "frame_count": 85,
         "status": "running",
         "last_error": null,
-        "processed_fps": 8.45,
+        "processed_fps": 9.74,
         "decoder": "cpu",
         "loop": true,
         "enabled": true
@@ -686,11 +686,11 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "camera_id": "hall",
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
-      "fps": 10.04,
-      "frame_count": 83,
+      "fps": 10.01,
+      "frame_count": 85,
       "status": "running",
       "last_error": null,
-      "processed_fps": 8.45,
+      "processed_fps": 9.74,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -726,14 +726,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
     "response": {
       "camera_id": "hall",
       "bucket": "15m",
-      "from": "2026-11-26T09:30:00.000Z",
-      "to": "2026-11-27T09:30:12.337Z",
+      "from": "2026-11-26T10:15:00.000Z",
+      "to": "2026-11-27T10:24:34.556Z",
       "rows": [
         {
           "rule_id": "walkway",
           "type": "line",
-          "start": "2026-11-27T09:30:00.000Z",
-          "end": "2026-11-27T09:45:00.000Z",
+          "start": "2026-11-27T10:15:00.000Z",
+          "end": "2026-11-27T10:30:00.000Z",
           "in": 0,
           "out": 4,
           "entered": 0,
@@ -763,7 +763,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "in_label": "south",
         "out_label": "north",
         "hysteresis": 0.02,
-        "created_at": "2026-11-27T09:30:03.859Z",
+        "created_at": "2026-11-27T10:24:26.218Z",
         "counts": {
           "in": 0,
           "out": 4
@@ -799,7 +799,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
           ]
         ],
         "hysteresis": 0.02,
-        "created_at": "2026-11-27T09:30:03.930Z",
+        "created_at": "2026-11-27T10:24:26.261Z",
         "counts": {
           "entered": 0,
           "exited": 0,
@@ -828,14 +828,14 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "limit": 50,
       "identities": [
         {
-          "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+          "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
           "label": "Barack Obama",
           "samples": 1,
           "metadata": {
             "badge": "A-1047"
           },
-          "enrolled_at": "2026-11-27T09:29:41.232Z",
-          "updated_at": "2026-11-27T09:29:41.232Z"
+          "enrolled_at": "2026-11-27T10:24:07.355Z",
+          "updated_at": "2026-11-27T10:24:07.355Z"
         }
       ]
     }
@@ -846,12 +846,12 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "PATCH /api/v1/events/webhooks/{webhook_id}": {
     "response": {
-      "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+      "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert"
       ],
-      "created_at": "2026-11-27T09:30:13.642+00:00",
+      "created_at": "2026-11-27T10:24:35.304+00:00",
       "enabled": true
     },
     "request": {
@@ -927,6 +927,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/documents/mrz": {
     "response": {
       "mrz_type": "TD3",
+      "layout": "ICAO",
       "document_code": "P<",
       "document_number": "707797979",
       "surname": "PUDARSAN",
@@ -1040,6 +1041,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "mrz": {
         "mrz_type": "TD3",
+        "layout": "ICAO",
         "document_code": "P<",
         "document_number": "707797979",
         "surname": "PUDARSAN",
@@ -1162,13 +1164,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks": {
     "response": {
-      "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+      "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-27T09:30:13.642+00:00",
+      "created_at": "2026-11-27T10:24:35.304+00:00",
       "enabled": true
     },
     "request": {
@@ -1182,15 +1184,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
     "response": {
-      "delivery_id": "1795771814296000",
-      "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
-      "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+      "delivery_id": "1795775075506000",
+      "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
+      "event_id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
       "event_type": "watchlist_alert",
       "status": "pending",
       "attempts": 0,
-      "created_at": "2026-11-27T09:30:14.296+00:00",
-      "updated_at": "2026-11-27T09:30:14.296+00:00",
-      "next_attempt_at": "2026-11-27T09:30:14.296Z",
+      "created_at": "2026-11-27T10:24:35.506+00:00",
+      "updated_at": "2026-11-27T10:24:35.506+00:00",
+      "next_attempt_at": "2026-11-27T10:24:35.506Z",
       "last_status_code": null,
       "last_error": null,
       "delivered_at": null
@@ -1198,26 +1200,26 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/events/webhooks/{webhook_id}/enable": {
     "response": {
-      "id": "71e1997e-c351-4712-8115-4fa66ba24deb",
+      "id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
       "url": "https://127.0.0.1:9/vigil",
       "event_types": [
         "watchlist_alert",
         "line_crossed"
       ],
-      "created_at": "2026-11-27T09:30:13.642+00:00",
+      "created_at": "2026-11-27T10:24:35.304+00:00",
       "enabled": true
     }
   },
   "POST /api/v1/events/webhooks/{webhook_id}/test": {
     "response": {
       "event": {
-        "id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+        "id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
         "type": "watchlist_alert",
-        "timestamp": "2026-11-27T09:30:13.644Z",
+        "timestamp": "2026-11-27T10:24:35.318Z",
         "source": "events",
         "data": {
           "test": true,
-          "message": "test delivery to webhook 71e1997e-c351-4712-8115-4fa66ba24deb",
+          "message": "test delivery to webhook dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
           "identity_id": "test",
           "label": "test",
           "similarity": 0,
@@ -1226,15 +1228,15 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         "camera_id": null
       },
       "delivery": {
-        "delivery_id": "1795771813644000",
-        "webhook_id": "71e1997e-c351-4712-8115-4fa66ba24deb",
-        "event_id": "e5384452-7c2b-4523-8b1f-bc5c69286d6a",
+        "delivery_id": "1795775075318000",
+        "webhook_id": "dce0cba5-7b33-49ad-9179-3952ad1c9d4f",
+        "event_id": "895a1380-7ae6-4366-b3f3-88ef3d8ffbcf",
         "event_type": "watchlist_alert",
         "status": "pending",
         "attempts": 0,
-        "created_at": "2026-11-27T09:30:13.644+00:00",
-        "updated_at": "2026-11-27T09:30:13.644+00:00",
-        "next_attempt_at": "2026-11-27T09:30:13.644Z",
+        "created_at": "2026-11-27T10:24:35.318+00:00",
+        "updated_at": "2026-11-27T10:24:35.318+00:00",
+        "next_attempt_at": "2026-11-27T10:24:35.318Z",
         "last_status_code": null,
         "last_error": null,
         "delivered_at": null
@@ -1301,7 +1303,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "matches": [
         {
-          "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+          "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
           "label": "Barack Obama",
           "similarity": 0.5263,
           "metadata": {
@@ -1319,7 +1321,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   "POST /api/v1/identify/track": {
     "response": {
       "decision": {
-        "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+        "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
         "label": "Barack Obama",
         "metadata": {
           "badge": "A-1047"
@@ -1329,7 +1331,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       },
       "candidates": [
         {
-          "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+          "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
           "label": "Barack Obama",
           "metadata": {
             "badge": "A-1047"
@@ -1468,13 +1470,13 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/identity/clusters/{cluster_id}/promote": {
     "response": {
-      "identity_id": "3387d33d-e30f-4086-9689-8f3db253ae28",
+      "identity_id": "e9382862-ebda-46b8-862e-6d752469a43a",
       "label": "Visitor 17",
       "watchlist": "default",
       "metadata": {},
       "samples": 1,
       "created": true,
-      "cluster_id": "0c18a69a-df90-49a4-b230-ab6ef9ee516b",
+      "cluster_id": "047043e0-d1b7-4840-b51a-b8fd686be4d5",
       "promoted_samples": 1
     },
     "request": {
@@ -1484,16 +1486,16 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions": {
     "response": {
-      "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
+      "session_id": "18f8da27-79e6-49f1-94c6-0cabb461124e",
       "challenges": [
         {
-          "type": "BLINK",
-          "instruction": "blink eyes",
+          "type": "LOOK_DOWN",
+          "instruction": "look downward",
           "timeout_seconds": 5
         },
         {
-          "type": "LOOK_UP",
-          "instruction": "look upward",
+          "type": "OPEN_MOUTH",
+          "instruction": "open mouth",
           "timeout_seconds": 5
         },
         {
@@ -1506,8 +1508,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/liveness/sessions/{session_id}/frame": {
     "response": {
-      "session_id": "cf7a5376-019d-4918-a987-f56cd8f1ae1c",
-      "challenge_type": "BLINK",
+      "session_id": "18f8da27-79e6-49f1-94c6-0cabb461124e",
+      "challenge_type": "LOOK_DOWN",
       "passed": false,
       "confidence": 0,
       "challenges_remaining": 3,
@@ -1636,8 +1638,8 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 0,
-      "status": "starting",
+      "frame_count": 1,
+      "status": "running",
       "last_error": null,
       "processed_fps": 0,
       "decoder": "cpu",
@@ -1685,7 +1687,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": false,
       "fps": 0,
-      "frame_count": 89,
+      "frame_count": 88,
       "status": "stopped",
       "last_error": "disabled",
       "processed_fps": 0,
@@ -1700,10 +1702,10 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "source": "/var/lib/vigil/media/video/PETS09-S2L1/vtest.avi",
       "is_running": true,
       "fps": 0,
-      "frame_count": 89,
+      "frame_count": 88,
       "status": "starting",
       "last_error": "disabled",
-      "processed_fps": 7.88,
+      "processed_fps": 9.75,
       "decoder": "cpu",
       "loop": true,
       "enabled": true
@@ -1727,7 +1729,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
       "in_label": "south",
       "out_label": "north",
       "hysteresis": 0.02,
-      "created_at": "2026-11-27T09:30:03.859Z",
+      "created_at": "2026-11-27T10:24:26.218Z",
       "counts": {
         "in": 0,
         "out": 0
@@ -1774,7 +1776,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
         ]
       ],
       "hysteresis": 0.02,
-      "created_at": "2026-11-27T09:30:03.930Z",
+      "created_at": "2026-11-27T10:24:26.261Z",
       "counts": {
         "entered": 0,
         "exited": 0,
@@ -1806,7 +1808,7 @@ export const OPENAPI_EXAMPLES: Record<string, OperationExample> = {
   },
   "POST /api/v1/watchlist/enroll": {
     "response": {
-      "identity_id": "f0539653-ded8-409f-9d24-297fba47d70a",
+      "identity_id": "b23792a4-1479-499c-8756-79de06719bb5",
       "label": "Barack Obama",
       "watchlist": "default",
       "metadata": {

@@ -81,6 +81,7 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
     assert.ok(Array.isArray(warnings));
     assert.deepEqual(spec, {
       mrz_type: 'TD3',
+      layout: 'ICAO',
       document_code: 'P<',
       document_number: 'L898902C3',
       surname: 'ERIKSSON',
@@ -103,6 +104,8 @@ describe('document endpoints (real PP-OCRv4 models)', () => {
     assert.equal(td1.check_digits_valid, true);
     const td2 = (await post('/api/v1/documents/mrz', image(file('documents', 'mrz', 'fastmrz_td2.jpg'))))!.json();
     assert.equal(td2.mrz_type, 'TD2');
+    // An ICAO TD2, never the French identity card's 2 x 36 layout.
+    assert.equal(td2.layout, 'ICAO');
     assert.equal(td2.document_number, 'D23145890');
     assert.equal(td2.check_digits_valid, true);
   });

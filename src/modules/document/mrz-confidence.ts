@@ -1,11 +1,12 @@
 import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
 import { classAllows, MRZ_ALPHABET, type CharClass, type FormatDef, type Span } from './mrz-format.js';
-import type { CheckOutcome } from './mrz-parser.js';
+import { EXPIRY_NOT_IN_MRZ, type CheckOutcome } from './mrz-parser.js';
 import type { SlotDist } from './mrz-repair.js';
 
 /** Per-field certainty of an MRZ reading (beyond the spec: names carry no check digit). */
 export interface MrzConfidence {
-  field_confidence: Record<ConfidenceField, number>;
+  /** Every field the layout prints (a FRA_CNI prints no expiry date: none for it). */
+  field_confidence: Partial<Record<ConfidenceField, number>>;
   warnings: string[];
 }
 
@@ -73,6 +74,18 @@ const CHECK_FIELD: Record<CheckOutcome['name'], string> = {
 const r3 = (v: number) => Math.round(v * 1000) / 1000;
 
 /**
+ * The surname's and given names' spans in an ICAO names field: the surname runs to its
+ * separator (included: a misread separator moves the split); the given names take the rest
+ * of the field, padding included (a letter lost into the padding shows there).
+ */
+function namesParts(names: Span, lines: string[]): { surname: Span; given: Span } {
+  const text = (lines[names.line] ?? '').slice(names.start, names.end);
+  const sep = text.replace(/<+$/, '').indexOf('<<');
+  const cut = sep < 0 ? names.end : names.start + sep + 2;
+  return { surname: { line: names.line, start: names.start, end: cut }, given: { line: names.line, start: sep < 0 ? names.start : cut, end: names.end } };
+}
+
+/**
  * The lowest certainty of any character of each field (the fused per-position
  * distributions, for the character finally chosen), and the warnings an
  * integrator should act on: uncertain unchecked fields, failing checks, country codes
@@ -106,35 +119,30 @@ export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: str
     return r3(m);
   };
   const f = format.fields;
-  const names = f.names!;
-  const text = (lines[names.line] ?? '').slice(names.start, names.end);
-  const sep = text.replace(/<+$/, '').indexOf('<<');
-  // The surname runs to its separator (included: a misread separator moves the split);
-  // the given names take the rest of the field, padding included (a letter lost into
-  // the padding shows there).
-  const cut = sep < 0 ? names.end : names.start + sep + 2;
-  const surname = { line: names.line, start: names.start, end: cut };
-  const given = { line: names.line, start: sep < 0 ? names.start : cut, end: names.end };
-  const field_confidence: Record<ConfidenceField, number> = {
+  const { surname, given } = f.names ? namesParts(f.names, lines) : { surname: f.surname!, given: f.given_names! };
+  const field_confidence: Partial<Record<ConfidenceField, number>> = {
     document_code: minOver([f.document_code!]),
     issuing_country: minOver([f.issuing_country!]),
     document_number: minOver([f.document_number!]),
     surname: minOver([surname]),
     given_names: minOver([given]),
-    nationality: minOver([f.nationality!]),
+    // A FRA_CNI prints no nationality: it is the issuing country's, as sure as that was read.
+    nationality: minOver([f.nationality ?? f.issuing_country!]),
     date_of_birth: minOver([f.date_of_birth!]),
     sex: minOver([f.sex!]),
-    expiry_date: minOver([f.expiry_date!]),
   };
+  if (f.expiry_date) field_confidence.expiry_date = minOver([f.expiry_date]);
   const warnings: string[] = [];
   // Checked fields too: a check digit catches one misread, but not an O read as 0 plus
   // another misread whose weights cancel it, nor a check "repaired" into holding.
-  for (const field of CONFIDENCE_FIELDS) if (field_confidence[field] < UNCERTAIN_BELOW) warnings.push(`${field}_uncertain`);
+  for (const field of CONFIDENCE_FIELDS) if ((field_confidence[field] ?? 1) < UNCERTAIN_BELOW) warnings.push(`${field}_uncertain`);
   for (const c of checks) if (!c.valid) warnings.push(CHECK_FIELD[c.name]);
   for (const field of ['issuing_country', 'nationality'] as const) {
-    const sp = f[field]!;
+    const sp = f[field];
+    if (!sp) continue;
     const code = (lines[sp.line] ?? '').slice(sp.start, sp.end);
     if (!MRZ_COUNTRY_CODES.has(code)) warnings.push(`${field}_unlisted`);
   }
+  if (!f.expiry_date) warnings.push(EXPIRY_NOT_IN_MRZ);
   return { field_confidence, warnings };
 }

@@ -1,6 +1,7 @@
 /**
- * ICAO Doc 9303 machine-readable zone layouts: where each field sits, which
- * characters it may hold, and which ranges each check digit covers.
+ * Machine-readable zone layouts: ICAO Doc 9303's, and the French national identity card's
+ * (1988-2021), which has a TD2's two 36-character rows but not its fields. Where each field
+ * sits, which characters it may hold, and which ranges each check digit covers.
  */
 
 /** The 37 characters an MRZ may contain, in a fixed order (used as class indices). */
@@ -8,11 +9,12 @@ export const MRZ_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
 
 /**
  * Character classes: A letters and filler, N digits, X letters, digits and filler,
- * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one).
+ * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one),
+ * D a digit or a filler (a field of digits a document may leave blank).
  */
-export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C';
+export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C' | 'D';
 
-export type FormatName = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB';
+export type FormatName = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB' | 'FRA_CNI';
 
 export interface Span {
   line: number;
@@ -38,6 +40,17 @@ export interface FormatDef {
   /** One class per character of each line. */
   classes: CharClass[][];
   checks: CheckDef[];
+  /**
+   * Characters every document of the layout prints where it prints them (the French card's
+   * `IDFRA`, by which the layout was picked): taken as printed, never a misread's alternative.
+   */
+  fixed?: { line: number; start: number; text: string };
+}
+
+/** The character the layout prints at this position whatever the document, if any (see FormatDef.fixed). */
+export function fixedChar(format: FormatDef, line: number, pos: number): string | undefined {
+  const f = format.fixed;
+  return f && f.line === line && pos >= f.start && pos < f.start + f.text.length ? f.text[pos - f.start] : undefined;
 }
 
 const s = (line: number, start: number, end: number): Span => ({ line, start, end });
@@ -134,13 +147,93 @@ function td1(): FormatDef {
   return { name: 'TD1', lines: 3, length: 30, fields, classes: classes(3, 30, cls), checks };
 }
 
+/**
+ * The French national identity card issued 1988-2021, two rows of 36 that are no ICAO TD2:
+ * row 1 `IDFRA`, the surname (25) and the issuing office (6: department and office, or
+ * fillers); row 2 the card number (12: year and month of issue, department, serial), its check
+ * digit, the given names (14, separated by `<<`), the birth date and its check digit, the sex,
+ * and a check digit over all of row 1 and row 2 up to it. No nationality (the card is only
+ * issued to French nationals) and no expiry date.
+ */
+function fraCni(): FormatDef {
+  const fields: Record<string, Span> = {
+    document_code: s(0, 0, 2),
+    issuing_country: s(0, 2, 5),
+    surname: s(0, 5, 30),
+    optional_data: s(0, 30, 36),
+    document_number: s(1, 0, 12),
+    given_names: s(1, 13, 27),
+    date_of_birth: s(1, 27, 33),
+    sex: s(1, 34, 35),
+  };
+  const checks: CheckDef[] = [
+    { name: 'doc', data: [s(1, 0, 12)], digit: { line: 1, pos: 12 } },
+    { name: 'dob', data: [s(1, 27, 33)], digit: { line: 1, pos: 33 } },
+    { name: 'comp', data: [s(0, 0, 36), s(1, 0, 35)], digit: { line: 1, pos: 35 } },
+  ];
+  const cls: [Span, CharClass][] = [
+    [s(0, 0, 30), 'A'],
+    // The office: a department (two digits and a digit or letter, 2A/2B for Corsica) and a
+    // three-digit office number, or fillers on some cards.
+    [s(0, 30, 31), 'D'],
+    [s(0, 31, 33), 'X'],
+    [s(0, 33, 36), 'D'],
+    // Year and month of issue, the department (as above), a five-digit serial.
+    [s(1, 0, 4), 'N'],
+    [s(1, 4, 7), 'X'],
+    [s(1, 7, 12), 'N'],
+    [s(1, 12, 13), 'C'],
+    [s(1, 13, 27), 'A'],
+    [s(1, 27, 33), 'N'],
+    [s(1, 33, 34), 'C'],
+    [s(1, 34, 35), 'S'],
+    [s(1, 35, 36), 'C'],
+  ];
+  return { name: 'FRA_CNI', lines: 2, length: 36, fields, classes: classes(2, 36, cls), checks, fixed: { line: 0, start: 0, text: 'IDFRA' } };
+}
+
 export const FORMATS: Record<FormatName, FormatDef> = {
   TD1: td1(),
   TD2: twoLine('TD2', 36),
   TD3: twoLine('TD3', 44),
   MRVA: twoLine('MRVA', 44),
   MRVB: twoLine('MRVB', 36),
+  FRA_CNI: fraCni(),
 };
+
+/**
+ * The names field of the row the reader's extra names passes re-read (mrz-names-choice,
+ * mrz-reread): ICAO's names field, or the French card's surname, which shares its row with
+ * the document code and country as a passport's names do.
+ */
+export function namesRowField(format: FormatDef): Span | undefined {
+  return format.fields.names ?? format.fields.surname;
+}
+
+/** The spans of a layout's names: ICAO's one names field, or the French card's surname and given names. */
+export function nameSpans(format: FormatDef): Span[] {
+  const f = format.fields;
+  return [f.names, f.surname, f.given_names].filter((sp): sp is Span => sp !== undefined);
+}
+
+/**
+ * Whether two 36-character rows are a French identity card's rather than an ICAO TD2's: row 1
+ * opens `IDFRA` (one character may be misread) and row 2 holds the card's structure where the
+ * TD2 holds its own. Positions 10-12 are the end of the card's numeric serial (a TD2's
+ * nationality, letters) and 13-18 the start of its given names (a TD2's birth date, digits):
+ * the majority of those nine decides. An ICAO TD2 issued by France keeps its own layout.
+ */
+export function looksFraCni(row1: string, row2: string): boolean {
+  if (row1.length !== 36 || row2.length !== 36) return false;
+  let same = 0;
+  for (let i = 0; i < 5; i++) if (row1[i] === 'IDFRA'[i]) same++;
+  if (same < 4) return false;
+  const digit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+  let french = 0;
+  for (let i = 10; i < 13; i++) if (digit(row2[i])) french++;
+  for (let i = 13; i < 19; i++) if (!digit(row2[i])) french++;
+  return french >= 5;
+}
 
 /** Layouts a zone of this many lines of this length can have (visas are told apart by their 'V' code). */
 export function formatsFor(lines: number, length: number): FormatDef[] {
@@ -186,25 +279,33 @@ export function classAllows(cls: CharClass, c: string): boolean {
     case 'S':
       return c === 'M' || c === 'F' || c === 'X' || c === '<';
     case 'C':
+    case 'D':
       return (c >= '0' && c <= '9') || c === '<';
     case 'X':
       return MRZ_ALPHABET.includes(c);
   }
 }
 
+/** The most probable character of a position's distribution, only letters and the filler competing with `letters`. */
+function topChar(d: ArrayLike<number> | undefined, letters = false): string {
+  if (!d) return '';
+  let best = letters ? 10 : 0;
+  for (let k = best + 1; k < d.length; k++) if (d[k]! > d[best]!) best = k;
+  return MRZ_ALPHABET[best] ?? '';
+}
+
 /**
  * The layout of a zone of `lines` rows of `length` characters, from the per-position
  * distributions over MRZ_ALPHABET: two-line layouts are told apart by their first character,
- * 'V' marks a visa.
+ * 'V' marks a visa, and a 36-character zone by its structure as a French identity card (see
+ * looksFraCni; the document code and country read as letters, which they are).
  */
 export function pickFormat(lines: number, length: number, slots: readonly (readonly ArrayLike<number>[])[]): FormatDef {
   if (lines === 3) return FORMATS.TD1;
-  const first = slots[0]?.[0];
-  // Index of 'V' in the MRZ alphabet vs the other document letters.
-  const vIdx = 10 + ('V'.charCodeAt(0) - 65);
-  let best = 0;
-  if (first) for (let k = 1; k < first.length; k++) if (first[k]! > first[best]!) best = k;
-  const visa = best === vIdx;
+  const visa = topChar(slots[0]?.[0]) === 'V';
   if (length === 44) return visa ? FORMATS.MRVA : FORMATS.TD3;
-  return visa ? FORMATS.MRVB : FORMATS.TD2;
+  if (visa) return FORMATS.MRVB;
+  const row1 = Array.from(slots[0] ?? [], (d, i) => topChar(d, i < 5)).join('');
+  const row2 = Array.from(slots[1] ?? [], (d) => topChar(d)).join('');
+  return looksFraCni(row1, row2) ? FORMATS.FRA_CNI : FORMATS.TD2;
 }

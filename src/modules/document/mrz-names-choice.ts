@@ -1,4 +1,4 @@
-import { MRZ_ALPHABET, pickFormat, type FormatDef } from './mrz-format.js';
+import { MRZ_ALPHABET, namesRowField, pickFormat, type FormatDef } from './mrz-format.js';
 import { namesUncertain, type RereadCut } from './mrz-reread.js';
 import type { SlotDist } from './mrz-repair.js';
 import { topCertainty } from './mrz-confidence.js';
@@ -51,7 +51,7 @@ export function surerNamesPossible(row: SlotDist[], touched: ReadonlySet<number>
  * aligned to the same length) when the recogniser was clearly surer of it there.
  */
 export function withSurerNames(format: FormatDef, slots: SlotDist[][], alt: SlotDist[] | undefined): SlotDist[][] {
-  const names = format.fields.names;
+  const names = namesRowField(format);
   const line = names?.line;
   if (!names || line === undefined || !alt || alt.length !== slots[line]?.length) return slots;
   if (rowSureness(alt) < rowSureness(slots[line]!) + SURER_BY) return slots;
@@ -71,7 +71,7 @@ const FILLER = MRZ_ALPHABET.length - 1;
 /** The names row of a zone whose names the first read left a character uncertain in (see namesUncertain). */
 export function namesLineInDoubt(rows: number, length: number, slots: SlotDist[][]): number | undefined {
   const format = pickFormat(rows, length, slots);
-  return namesUncertain(format, slots) ? format.fields.names?.line : undefined;
+  return namesUncertain(format, slots) ? namesRowField(format)?.line : undefined;
 }
 
 /** The positions of row `line` the second look fuses other reads into ('every' when it reads the row whole). */

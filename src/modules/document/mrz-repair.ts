@@ -1,5 +1,5 @@
 import { MRZ_COUNTRY_CODES } from './mrz-countries.js';
-import { classAllows, MRZ_ALPHABET, type CharClass, type FormatDef, type Span } from './mrz-format.js';
+import { classAllows, fixedChar, MRZ_ALPHABET, nameSpans, type CharClass, type FormatDef, type Span } from './mrz-format.js';
 import { resolveChecks } from './mrz-parser.js';
 import { lookAlikeSwap } from './mrz-lookalike-swap.js';
 
@@ -181,23 +181,28 @@ const FILLER_AS_DIGIT_MAX_COST = Math.log(3);
  * in log-probability, that makes it hold, if one is cheap enough.
  */
 export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult {
-  const names = format.fields.names;
+  const names = nameSpans(format);
+  const inNames = (li: number, pos: number) => names.some((sp) => li === sp.line && pos >= sp.start && pos < sp.end);
   const countries = ['issuing_country', 'nationality'].map((f) => format.fields[f]).filter((sp): sp is Span => sp !== undefined);
   const lines = slots.map((line, li) =>
     line.map((d, pos) => {
+      // The layout's own characters (a French card's IDFRA, one of which may have read otherwise).
+      const fixed = fixedChar(format, li, pos);
+      if (fixed) return fixed;
       // Fillers make up much of a names field; as a prior, a filler the recogniser
       // found a quarter as likely as a letter wins (a blurred '<' reads as C or K).
-      if (names && li === names.line && pos >= names.start && pos < names.end) d = withFillerPrior(d);
+      if (inNames(li, pos)) d = withFillerPrior(d);
       if (li === 0 && pos === 1) d = withFillerPrior(d, CODE_FILLER_PRIOR);
       return bestInClass(d, format.classes[li]![pos]!).c;
     }),
   );
   for (const sp of countries) {
+    if (fixedChar(format, sp.line, sp.start) !== undefined) continue;
     const code = countryCode(slots[sp.line]!.slice(sp.start, sp.end));
     lines[sp.line]!.splice(sp.start, code.length, ...code);
   }
   let fixes = 0;
-  if (names) fillNameTail(lines[names.line]!, names, slots[names.line]);
+  for (const sp of names) fillNameTail(lines[sp.line]!, sp, slots[sp.line]);
   const logp = (li: number, pos: number, c: string) => Math.log(Math.max(1e-6, slots[li]![pos]![MRZ_ALPHABET.indexOf(c)]!));
   const asStrings = () => lines.map((l) => l.join(''));
 
@@ -219,7 +224,7 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
       // TD2's composite digit sits; made into whatever digit fits, it passed every check.
       const maxCost = k === positions.length - 1 && cur === '<' && !check.fillerWhenEmpty ? FILLER_AS_DIGIT_MAX_COST : MAX_FIX_COST;
       return [...MRZ_ALPHABET]
-        .filter((c) => c !== cur && classAllows(cls, c))
+        .filter((c) => c !== cur && classAllows(cls, c) && fixedChar(format, li, pos) === undefined)
         .map((c) => ({ c, cost: base - logp(li, pos, c) }))
         .filter((x) => x.cost < maxCost)
         .sort((a, b) => a.cost - b.cost)

@@ -1,6 +1,6 @@
 import { GAP_WEIGHT, windowDist, type AlignedSlot, type LineRead, type TimedAlignment } from './mrz-slots.js';
 import type { CtcMatrix } from './ctc-decode.js';
-import { MRZ_ALPHABET, pickFormat, type FormatDef } from './mrz-format.js';
+import { MRZ_ALPHABET, namesRowField, pickFormat, type FormatDef } from './mrz-format.js';
 import { parseMrz, type CheckOutcome } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { WIDTH_STEP } from './text-recognizer.js';
@@ -204,7 +204,7 @@ export function rereadCuts(
 
 /** Whether some character of the names field was read with little certainty. */
 export function namesUncertain(format: FormatDef, lines: SlotDist[][]): boolean {
-  const names = format.fields.names;
+  const names = namesRowField(format);
   if (!names) return false;
   const line = lines[names.line];
   if (!line) return false;
@@ -239,7 +239,7 @@ export function rowsToReadAgain(decodedLengths: number[], length: number, slots:
     rows.add(def.digit.line);
     for (const span of def.data) rows.add(span.line);
   }
-  const names = format.fields.names;
+  const names = namesRowField(format);
   if (names && namesUncertain(format, slots)) rows.add(names.line);
   return [...rows].sort((a, b) => a - b);
 }
