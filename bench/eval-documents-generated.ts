@@ -8,7 +8,10 @@
 // confusions of rows read at their right length (`--failures F` writes one JSON line a failure).
 // Documents are rendered and read `--concurrency` at a time (the app's inference pool takes
 // concurrent requests; rendering overlaps the reading); results do not depend on it.
-// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--types TD1,TD3,MRVA,FRA_CNI] [--concurrency 3] [--show 10]
+// `--capture all` (or a list of names) gives every document one of the real-capture conditions of
+// test/fixtures/mrz-docs/captures.ts (a card far off in a phone frame, strong tilt, a shadow or glare
+// across the zone, infrared, ultraviolet, a flatbed scan...); without it a seed's documents are the ordinary mix.
+// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--concurrency 3] [--show 10]
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +21,8 @@ import { loadConfig } from '../src/config/load.js';
 import { LAYOUT_WARNINGS } from '../src/modules/document/mrz-parser.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { randomIdentity, Rng, type DocFormat, type ExpectedMrz } from '../test/fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { CAPTURES, isCapture, type Capture } from '../test/fixtures/mrz-docs/captures.js';
+import { renderDocument, type RenderOptions } from '../test/fixtures/mrz-docs/render.js';
 import { editDistance } from './lib/tesseract.js';
 import { fmt, machineLine, summarize } from './lib/stats.js';
 
@@ -32,13 +36,19 @@ const { values } = parseArgs({
     types: { type: 'string', description: 'comma-separated layouts to draw from (TD1,TD2,TD3,MRVA,MRVB,FRA_CNI); all by default' },
     concurrency: { type: 'string', default: '3' },
     'low-light': { type: 'boolean', default: false, description: 'every document photographed in a dim room (the low-light damage forced)' },
+    indices: { type: 'string', description: "read only these documents of the seed's run (comma-separated indices, as the failures print them)" },
+    capture: { type: 'string', description: `every document under one of these real-capture conditions (comma-separated, or all): ${CAPTURES.join(',')}` },
   },
 });
-const N = Number(values.n);
+const INDICES = values.indices?.split(',').map(Number);
+const N = INDICES?.length ?? Number(values.n);
 const SEED = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
 const TYPES = values.types ? (values.types.split(',') as DocFormat[]) : undefined;
 for (const t of TYPES ?? []) if (!['TD1', 'TD2', 'TD3', 'MRVA', 'MRVB', 'FRA_CNI'].includes(t)) throw new Error(`--types: unknown layout ${t}`);
 const CONCURRENCY = Math.max(1, Number(values.concurrency));
+const CAPTURE_SET: Capture[] | undefined = values.capture === undefined ? undefined : values.capture === 'all' ? [...CAPTURES] : values.capture.split(',').filter(isCapture);
+if (values.capture !== undefined && values.capture !== 'all')
+  for (const c of values.capture.split(',')) if (!isCapture(c)) throw new Error(`--capture: unknown condition ${c} (${CAPTURES.join(', ')})`);
 const FIELDS = ['mrz_type', 'layout', 'document_code', 'document_number', 'surname', 'given_names', 'nationality', 'date_of_birth', 'sex', 'expiry_date', 'issuing_country'] as const;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'vigil-eval-gen-'));
@@ -47,7 +57,7 @@ await app.ready();
 
 console.log(machineLine());
 console.log(
-  `generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''})`,
+  `generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''}${values.capture ? ` capture=${values.capture}` : ''} ${INDICES ? ` indices=${values.indices}` : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''}${values.capture ? ` --capture ${values.capture}` : ''})`,
 );
 
 interface Tally {
@@ -91,7 +101,9 @@ async function evaluate(i: number): Promise<void> {
   // Each document has its own stream, so one document can be replayed alone (seed, index).
   const rng = new Rng((SEED ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0);
   const id = randomIdentity(rng, TYPES ? { format: rng.pick(TYPES) } : {});
-  const doc = await renderDocument(id, rng, values['low-light'] ? { lowLight: true } : {});
+  const opts: RenderOptions = values['low-light'] ? { lowLight: true } : {};
+  if (CAPTURE_SET) opts.capture = rng.pick(CAPTURE_SET);
+  const doc = await renderDocument(id, rng, opts);
   const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
   // 503 BUSY is the daemon's admission control shedding load (a busy box, several documents in
   // flight): a client retries after Retry-After, and so does the evaluation; only the answer counts.
@@ -185,7 +197,10 @@ function failureCause(exp: ExpectedMrz, got: ExpectedMrz | undefined, wrong: str
 let next = 0;
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
-    while (next < N) await evaluate(next++);
+    while (next < N) {
+      const k = next++;
+      await evaluate(INDICES?.[k] ?? k);
+    }
   }),
 );
 const failures = [...failureAt].sort((a, b) => a[0] - b[0]).map(([, f]) => f);

@@ -49,6 +49,15 @@ const MRZ_FAST_DET_SIDE = 736;
  * screenshot's 14-pixel MRZ.
  */
 const TILE_SIDE = DET_MAX_SIDE;
+/**
+ * Upper percentiles the last resort stretches the levels to, in turn (the lower is the 1st).
+ * The 99th lifts a photo dim all over. But where a brighter share of the frame holds the top
+ * of the range (an ultraviolet capture's glowing patterns on a dark card, the lit half beside
+ * a hard shadow across the zone, white papers on the table), stretching to the 99th leaves the
+ * dark part's print as faint as it was, and the detector finds no rows there. Stretching to
+ * the 60th clips that brighter share to white and gives the darker part's print the range.
+ */
+const LEVEL_UPPER_PERCENTILES = [99, 60] as const;
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const r4 = (v: number) => Math.round(v * 10000) / 10000;
@@ -182,16 +191,20 @@ export class DocumentService {
   }
 
   /**
-   * The MRZ looked for once more on a copy of the working image with its levels stretched to
-   * the full range: the last resort when no pass found a zone. A photo taken in a dim room
-   * holds its print and paper within a fifth of the range, where the detector's fixed
-   * normalisation finds rows faintly or not at all. Only a request that would answer 422
+   * The MRZ looked for once more on copies of the working image with its levels stretched
+   * (see LEVEL_UPPER_PERCENTILES): the last resort when no pass found a zone. A photo taken in
+   * a dim room holds its print and paper within a fifth of the range, where the detector's
+   * fixed normalisation finds rows faintly or not at all. Only a request that would answer 422
    * pays for it.
    */
   private async readLevelled(w: Working): Promise<MrzReading | undefined> {
-    const { data, info } = await sharpFromRgb(w.image).normalise({ lower: 1, upper: 99 }).raw().toBuffer({ resolveWithObject: true });
-    const levelled = await this.working({ data, width: info.width, height: info.height }, true);
-    return (await this.readMrz(levelled, await this.prepare(levelled, true)))?.reading;
+    for (const upper of LEVEL_UPPER_PERCENTILES) {
+      const { data, info } = await sharpFromRgb(w.image).normalise({ lower: 1, upper }).raw().toBuffer({ resolveWithObject: true });
+      const levelled = await this.working({ data, width: info.width, height: info.height }, true);
+      const reading = (await this.readMrz(levelled, await this.prepare(levelled, true)))?.reading;
+      if (reading) return reading;
+    }
+    return undefined;
   }
 
   /**
