@@ -212,11 +212,13 @@ export class MrzReader {
     // pitch (see mrz-row-end), says which. When the rows disagree or cannot tell, the zone is
     // read as measured and a warning says so, rather than a guess made quietly.
     let widthUnsure = false;
+    let measured36 = false;
     if (reads.length === 2 && nearestLength(reads) !== 44) {
       const extents = await this.rowExtents(img, kept, x1, x2, reads);
       const { width, sure } = extents ? widthFromExtents(extents) : { width: 36 as const, sure: false };
       if (this.trace) this.trace(`row extents ${extents?.map((e) => e?.toFixed(1)).join(',') ?? 'pitch unknown'}: ${width}${sure ? '' : ' unsure'}`);
       widthUnsure = !sure;
+      measured36 = sure && width === 36;
       if (width === 44 || nearestLength(reads) === 30) {
         const longer = await this.readLonger(img, kept, x1, x2, reads, width);
         if (longer) {
@@ -248,10 +250,13 @@ export class MrzReader {
     // document number, birth and expiry date and their digits sit where a TD2's do, its
     // composite digit does not. Read on to 44 at the pitch the rows were read at (over the
     // span they were cut from, which may already be longer than the block) and keep that read
-    // when its checks do better.
+    // when its checks do better. Not when both rows were seen to end at 36 (see rowExtents): then
+    // the composite digit was misread, and what lies past the card's edge, read as 8 more
+    // characters and repaired, passed a TD3's two last checks as readily (a TD2 card so became a
+    // passport, reported valid).
     const cut = best;
     const compositeOnly = cut?.parsed.checks.every((c) => c.valid || c.name === 'comp') ?? false;
-    if (cut && compositeOnly && !cut.parsed.result.check_digits_valid && cut.quads.length === 2 && cut.parsed.result.raw_mrz[0]!.length === 36) {
+    if (cut && !measured36 && compositeOnly && !cut.parsed.result.check_digits_valid && cut.quads.length === 2 && cut.parsed.result.raw_mrz[0]!.length === 36) {
       const pair = reads.filter((r) => cut.quads.includes(r.quad));
       const rows = pair.map((r) => rowOf.get(r)!);
       const longer = pair.length === 2 ? await this.readLonger(img, rows, x1, endOf.get(pair[0]!) ?? x2, pair, 44) : undefined;
