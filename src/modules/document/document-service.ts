@@ -3,7 +3,7 @@ import { ServiceUnavailableError, UnprocessableError } from '../../core/errors.j
 import { sharpFromRgb, type RgbImage } from '../../core/image-decode.js';
 import type { AnalyzedFace, FaceService } from '../face/face-service.js';
 import { findOutline, rectify, type Rectified } from './document-outline.js';
-import { quadBbox, quadCenter, quadSize, tiles, type Point, type Quad } from './geometry.js';
+import { quadBbox, quadCenter, quadSize, tiles, zoneWindow, type Point, type Quad, type Rect } from './geometry.js';
 import type { MrzResult } from './mrz-parser.js';
 import { MrzReader, type MrzReading, type SourceView } from './mrz-reader.js';
 import { mrzScore } from './mrz-reading-score.js';
@@ -168,26 +168,50 @@ export class DocumentService {
    * The MRZ looked for tile by tile, each detected at nearly its own resolution: the last
    * resort when the whole page, detected at 960 pixels, showed no zone; stops at the first
    * tile whose zone passes its check digits. Pages the detector already saw whole at
-   * full resolution have no tiles to try.
+   * full resolution have no tiles to try. A zone that runs into a tile's inner edge was cut
+   * by the tiling, not by the document (an MRV-A visa cut at 36 characters passes every check
+   * of an MRV-B): it is read again from a window around it (see zoneWindow), and that reading,
+   * which holds the zone whole, is kept unless its checks do worse.
    */
   private async readTiles(w: Working): Promise<MrzReading | undefined> {
-    const { image, scale, upload } = w;
+    const { image } = w;
     if (Math.max(image.width, image.height) <= TILE_SIDE) return undefined;
     let best: MrzReading | undefined;
     for (const t of tiles(image.width, image.height, TILE_SIDE)) {
-      const { data, info } = await sharpFromRgb(image).extract(t).raw().toBuffer({ resolveWithObject: true });
-      const page = await this.engine.upright({ data, width: info.width, height: info.height });
-      const toUpload = (p: Point): Point => {
-        const q = unrotatePoint(p, page.turns, info.width, info.height);
-        return { x: (q.x + t.left) / scale, y: (q.y + t.top) / scale };
-      };
-      // One block per tile, the most promising: a zone the page pass missed is the tile's
-      // longest rows, and a page of interface text must not cost every tile four reads.
-      const reading = await this.mrzReader.read(page, { image: upload, toSource: toUpload }, 1);
+      let tiled = await this.readRect(w, t);
+      const window = tiled && zoneWindow(tiled.zone, t, image.width, image.height, TILE_SIDE);
+      if (tiled && window) {
+        const whole = await this.readRect(w, window);
+        if (whole && checkShare(whole.reading) >= checkShare(tiled.reading)) tiled = whole;
+      }
+      const reading = tiled?.reading;
       if (reading && (!best || mrzScore(reading) > mrzScore(best))) best = reading;
       if (best?.parsed.result.check_digits_valid) break;
     }
     return best;
+  }
+
+  /** The MRZ of one rect of the working copy, detected on its own, and where its zone lies in the working copy. */
+  private async readRect(w: Working, t: Rect): Promise<{ reading: MrzReading; zone: [number, number, number, number] } | undefined> {
+    const { image, scale, upload } = w;
+    const { data, info } = await sharpFromRgb(image).extract(t).raw().toBuffer({ resolveWithObject: true });
+    const page = await this.engine.upright({ data, width: info.width, height: info.height });
+    const toWorking = (p: Point): Point => {
+      const q = unrotatePoint(p, page.turns, info.width, info.height);
+      return { x: q.x + t.left, y: q.y + t.top };
+    };
+    const toUpload = (p: Point): Point => {
+      const q = toWorking(p);
+      return { x: q.x / scale, y: q.y / scale };
+    };
+    // One block per rect, the most promising: a zone the page pass missed is the rect's
+    // longest rows, and a page of interface text must not cost every tile four reads.
+    const reading = await this.mrzReader.read(page, { image: upload, toSource: toUpload }, 1);
+    if (!reading) return undefined;
+    const corners = reading.quads.flatMap((q) => q.map(toWorking));
+    const xs = corners.map((p) => p.x);
+    const ys = corners.map((p) => p.y);
+    return { reading, zone: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)] };
   }
 
   /**
@@ -303,6 +327,11 @@ export class DocumentService {
     const plain = (f: AnalyzedFace) => ({ ...f.result, quality: null, demographics: null, liveness: null });
     return { is_match: similarity >= threshold, similarity, face1: plain(docFace), face2: plain(selfieFace) };
   }
+}
+
+/** The share of a reading's check digits that hold. */
+function checkShare(r: MrzReading): number {
+  return r.parsed.checks.filter((c) => c.valid).length / Math.max(1, r.parsed.checks.length);
 }
 
 /** Whether every row read lies in one of the zone's rows (centre inside, length within 10%). */

@@ -74,3 +74,25 @@ export function tiles(width: number, height: number, side: number): Rect[] {
   const h = Math.min(height, side);
   return starts(height).flatMap((top) => starts(width).map((left) => ({ left, top, width: w, height: h })));
 }
+
+/**
+ * A window around a zone `box` ([x1, y1, x2, y2]) that a tile `t` of a width x height image cut
+ * (the box reaches within half its depth, about a row's height, of one of the tile's edges inside the image), or
+ * undefined when no edge of the tile cut it. Centred on the box and `side` square, or 1.6 times
+ * the box's longer side where that is more (the zone seen is then part of a longer one, which
+ * goes on past the cut edge by up to a fifth of the seen part for a 44-character row cut at 36);
+ * within the image.
+ */
+export function zoneWindow(box: [number, number, number, number], t: Rect, width: number, height: number, side: number): Rect | undefined {
+  const [x1, y1, x2, y2] = box;
+  const near = Math.min(x2 - x1, y2 - y1) / 2;
+  const cut =
+    (t.left > 0 && x1 - t.left < near) || (t.top > 0 && y1 - t.top < near) || (t.left + t.width < width && t.left + t.width - x2 < near) || (t.top + t.height < height && t.top + t.height - y2 < near);
+  if (!cut) return undefined;
+  const s = Math.max(side, 1.6 * Math.max(x2 - x1, y2 - y1));
+  const w = Math.min(width, Math.round(s));
+  const h = Math.min(height, Math.round(s));
+  const left = Math.min(width - w, Math.max(0, Math.round((x1 + x2) / 2 - w / 2)));
+  const top = Math.min(height - h, Math.max(0, Math.round((y1 + y2) / 2 - h / 2)));
+  return { left, top, width: w, height: h };
+}
