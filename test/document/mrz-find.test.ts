@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { tiles } from '../../src/modules/document/geometry.js';
+import { tiles, zoneWindow } from '../../src/modules/document/geometry.js';
 import { estimateCells } from '../../src/modules/document/mrz-slots.js';
 import { alignToBlock, extendRow, mergeRows } from '../../src/modules/document/mrz-locator.js';
 import type { Quad } from '../../src/modules/document/geometry.js';
@@ -24,6 +24,21 @@ describe('finding the MRZ anywhere: tiles, line length', () => {
         `band at ${y}`,
       );
     assert.deepEqual(tiles(800, 600, 960), [{ left: 0, top: 0, width: 800, height: 600 }]);
+  });
+
+  // Guards issue 15: a tile's right edge cut a 44-character visa's rows at 36 characters, which passed every
+  // check of an MRV-B visa and were answered without a warning.
+  it("reads a zone that runs into a tile's inner edge again from a window holding it whole", () => {
+    const tile = { left: 0, top: 0, width: 960, height: 960 };
+    // Rows of 880 pixels cut at the tile's right edge (the image goes on to 1400).
+    const w = zoneWindow([240, 500, 958, 560], tile, 1400, 1100, 960)!;
+    assert.ok(w.left <= 240 && w.left + w.width >= 240 + (958 - 240) * 1.22, JSON.stringify(w));
+    assert.ok(w.left >= 0 && w.top >= 0 && w.left + w.width <= 1400 && w.top + w.height <= 1100, JSON.stringify(w));
+    // Cut at the top edge of a lower tile.
+    assert.ok(zoneWindow([100, 481, 500, 560], { left: 0, top: 480, width: 960, height: 960 }, 960, 1800, 960));
+    // Well inside the tile, or against the image's own edge: nothing cut it.
+    assert.equal(zoneWindow([240, 500, 900, 560], tile, 1400, 1100, 960), undefined);
+    assert.equal(zoneWindow([240, 500, 958, 560], tile, 960, 1100, 960), undefined);
   });
 
   // Guards issue 15: whole-step gaps at 3.4 steps a character put a 36-character visa row at 40+ cells and it answered 422.

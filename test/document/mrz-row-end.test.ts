@@ -43,6 +43,24 @@ describe('where a machine-readable zone row ends (issue 15: an MRV-A cut at 36 c
     assert.deepEqual(widthFromExtents([43.6, undefined]), { width: 44, sure: false });
   });
 
+  // A tile's edge cut both rows of an MRV-A visa at 36 characters: the read past their end had nothing to read, and
+  // the rows "ended" at 36. A row that runs to the end of what could be read says nothing of the zone's width.
+  it('gives no extent to a row whose glyphs run to the end of what could be read before a 44-character row ends', () => {
+    const own = spanRead(90, 812, cells(0, 35));
+    assert.equal(rowExtent(own, undefined, 20), undefined);
+    assert.equal(rowExtent(own, spanRead(772, 815, cells(34, 35)), 20), undefined);
+    // The same row with room past it that held nothing: 36 cells.
+    assert.ok(Math.abs(rowExtent(own, spanRead(772, 1000, []), 20)! - 36) < 0.6);
+    assert.deepEqual(widthFromExtents([undefined, undefined]), { width: 36, sure: false });
+  });
+
+  // A blurred, 10-pixel MRV-A: the second row's padding faded and its read stopped at its checked data (27.8 cells),
+  // the names row read 36.9: taken for an MRV-B without a warning.
+  it('does not take 36 as sure from a row that saw none of its padding', () => {
+    assert.deepEqual(widthFromExtents([36.9, 27.8]), { width: 36, sure: false });
+    assert.deepEqual(widthFromExtents([36.9, 31]), { width: 36, sure: true });
+  });
+
   it('reads the zone as measured, unsure, when the rows disagree, fall between the layouts or read nothing', () => {
     assert.deepEqual(widthFromExtents([36, 43]), { width: 36, sure: false });
     assert.deepEqual(widthFromExtents([40, 40]), { width: 36, sure: false });
