@@ -56,3 +56,31 @@ describe('field certainty counts only rivals the position admits', () => {
     assert.ok(!mrzConfidence(format, weighed, repaired, parsed.checks, weighed).warnings.includes('document_code_uncertain'));
   });
 });
+
+describe('given names read as none', () => {
+  // Regression (issue 15): a tilted visa's one-letter given name `K` (capture bench, seed 1861826630, index 51)
+  // read as a filler at 0.91 against the K: the names field read as a surname alone, every check held, and no
+  // warning said that the whole field hung on one cell no check digit covers.
+  it('calls absent given names uncertain unless every cell of the field is nearly sure', () => {
+    const lines = ['V<LAOCIESMOOQ<<<<<<<<<<<<<<<<<<<<<<<', '45615162<0LAO7911152X3911235<<<<<<<<'];
+    const format = FORMATS.MRVB;
+    const slots = lines.map((l) => distsFromLine(l, 0.001));
+    const parsed = parseMrz(lines)!;
+    assert.equal(parsed.result.given_names, '');
+    assert.ok(!mrzConfidence(format, slots, lines, parsed.checks).warnings.includes('given_names_uncertain'));
+    // The cell after the separator: a filler at 0.91 against a K.
+    slots[0]![15]!.fill(0.0001);
+    slots[0]![15]![idx('<')] = 0.9;
+    slots[0]![15]![idx('K')] = 0.09;
+    const conf = mrzConfidence(format, slots, lines, parsed.checks);
+    assert.ok(conf.warnings.includes('given_names_uncertain'), conf.warnings.join(','));
+    // The same doubt where given names were read is below the ordinary bar of 0.8: no warning.
+    const named = ['V<LAOCIESMOOQ<<KAI<<<<<<<<<<<<<<<<<<', lines[1]!];
+    const namedSlots = named.map((l) => distsFromLine(l, 0.001));
+    namedSlots[0]![20]!.fill(0.0001);
+    namedSlots[0]![20]![idx('<')] = 0.9;
+    namedSlots[0]![20]![idx('K')] = 0.09;
+    const namedParsed = parseMrz(named)!;
+    assert.ok(!mrzConfidence(format, namedSlots, named, namedParsed.checks).warnings.includes('given_names_uncertain'));
+  });
+});

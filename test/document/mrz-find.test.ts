@@ -77,4 +77,23 @@ describe('finding the MRZ anywhere: tiles, line length', () => {
     assert.ok(drift < 0.5, `right end ${drift.toFixed(1)} px off the left end's height`);
     assert.ok(Math.abs(extendRow(short, 94, 597)[1].y - q[1].y) > 10, 'the short row alone would have drifted');
   });
+
+  // Guards issue 15: a card tilted on a table beside a paper (capture bench, seed 5151, index 28 of `--capture tilt`):
+  // the paper's printed line (10 degrees) ended where the zone's first row (20 degrees) began, and the two boxes
+  // were joined into one row that started with the paper's words; the zone answered 422.
+  it('does not join boxes end to end whose directions differ, and still joins the parts of one sloped row', () => {
+    const quad = (pts: number[]): { quad: Quad; score: number } => ({
+      quad: [0, 2, 4, 6].map((i) => ({ x: pts[i]!, y: pts[i + 1]! })) as Quad,
+      score: 1,
+    });
+    const paperLine = quad([0, 669, 273, 716, 268, 745, 0, 698]);
+    const zoneRow = quad([284, 681, 592, 795, 581, 825, 274, 711]);
+    assert.equal(mergeRows([paperLine, zoneRow]).length, 2);
+    // The same zone row cut by the detector in two at a gap: one direction, joined.
+    const left = quad([284, 681, 430, 735, 419, 765, 274, 711]);
+    const right = quad([445, 741, 592, 795, 581, 825, 434, 771]);
+    const joined = mergeRows([left, right]);
+    assert.equal(joined.length, 1);
+    assert.ok(joined[0]!.x2 > 590 && joined[0]!.x1 < 280);
+  });
 });

@@ -20,6 +20,15 @@ export type ConfidenceField = (typeof CONFIDENCE_FIELDS)[number];
  */
 export const UNCERTAIN_BELOW = 0.8;
 
+/**
+ * Given names read as none at all are uncertain below this certainty instead (the field's
+ * least sure cell, padding included). A one-letter given name read as a filler (`K<<` as `<<<`)
+ * wipes the whole field on one cell, no check digit covers it, and the rest reads as a document
+ * without given names: on a card tilted on a table the recogniser put its K at 0.91 against the
+ * filler, and the read came back valid with no warning.
+ */
+const NO_GIVEN_NAMES_UNCERTAIN_BELOW = 0.97;
+
 /** p / (p + runner-up) of a position's most probable character, any character competing. */
 export function topCertainty(d: SlotDist): number {
   let p1 = 0;
@@ -133,9 +142,14 @@ export function mrzConfidence(format: FormatDef, slots: SlotDist[][], lines: str
   };
   if (f.expiry_date) field_confidence.expiry_date = minOver([f.expiry_date]);
   const warnings: string[] = [];
+  // No given names: an ICAO names field with no separator before its padding (its given-names
+  // span is then the whole field), a separate given-names field of fillers only.
+  const text = (sp: Span) => (lines[sp.line] ?? '').slice(sp.start, sp.end);
+  const noGivenNames = f.names ? !text(f.names).replace(/<+$/, '').includes('<<') : text(given).replace(/</g, '') === '';
+  const below = (field: ConfidenceField) => (field === 'given_names' && noGivenNames ? NO_GIVEN_NAMES_UNCERTAIN_BELOW : UNCERTAIN_BELOW);
   // Checked fields too: a check digit catches one misread, but not an O read as 0 plus
   // another misread whose weights cancel it, nor a check "repaired" into holding.
-  for (const field of CONFIDENCE_FIELDS) if ((field_confidence[field] ?? 1) < UNCERTAIN_BELOW) warnings.push(`${field}_uncertain`);
+  for (const field of CONFIDENCE_FIELDS) if ((field_confidence[field] ?? 1) < below(field)) warnings.push(`${field}_uncertain`);
   for (const c of checks) if (!c.valid) warnings.push(CHECK_FIELD[c.name]);
   for (const field of ['issuing_country', 'nationality'] as const) {
     const sp = f[field];
