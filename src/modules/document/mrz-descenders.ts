@@ -2,7 +2,7 @@ import type { InkPlane } from './glyph-cells.js';
 import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import type { GlyphRow } from './mrz-glyphs.js';
 import type { SlotDist } from './mrz-repair.js';
-import { zoneRowCells } from './mrz-zone-cells.js';
+import { zoneRowCells, type RowCells } from './mrz-zone-cells.js';
 
 /**
  * Ink below a row's baseline, cell by cell. No MRZ character reaches below the baseline in
@@ -11,16 +11,13 @@ import { zoneRowCells } from './mrz-zone-cells.js';
  * Q from an O there, and the recogniser, reading a tail-less bowl, often reads O. A cell's
  * baseline is its neighbours' (the sure characters nearest it, so a tilted or bent row keeps
  * its own), found where their ink falls to half its peak (a blur moves that point little);
- * the cell's ink in the band below it, as a share of the band at the cell's own peak, is its
- * descender. Measured against the same row's sure characters, never against a font.
+ * the share of the band below it the cell's ink fills (at the row's stroke ink), less what the
+ * neighbours' bands hold, is its descender. Measured against the same row's sure characters,
+ * never against a font.
  */
 
 /** A row's cells in its crop: cell k centred at crop column centre(k), one pitch wide. */
-export interface CellRow {
-  ink: InkPlane;
-  centre: (k: number) => number;
-  pitch: number;
-}
+export type CellRow = Pick<RowCells, 'ink' | 'centre' | 'pitch'>;
 
 /** The share of a cell's width whose columns are profiled (the middle, clear of its neighbours). */
 const CORE = 0.7;
