@@ -1,5 +1,5 @@
 import type { InkPlane } from './glyph-cells.js';
-import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
+import { classAllows, MRZ_ALPHABET, nameSpans, type FormatDef } from './mrz-format.js';
 import type { GlyphRow } from './mrz-glyphs.js';
 import type { SlotDist } from './mrz-repair.js';
 import { zoneRowCells, type RowCells } from './mrz-zone-cells.js';
@@ -168,15 +168,19 @@ const LIFT = 0.7;
 const argmax = (d: SlotDist) => d.reduce((b, v, i) => (v > d[b]! ? i : b), 0);
 
 /**
- * The zone's distributions with Q lifted where a cell read as O (or 0) holds ink below the
- * baseline (the input is not changed). The evidence only lifts the Q where the position's class
- * admits it; a check digit over the field still has the last word in the repair. A Q's tail
- * is the one thing that tells it from an O in most fonts, and no other MRZ character has one;
- * in OCR-B, which has none, nothing changes.
+ * The zone's distributions with Q lifted where a names cell read as O (or 0) holds ink below the
+ * baseline (the input is not changed). A Q's tail is the one thing that tells it from an O in
+ * most fonts, and no other MRZ character has one; in OCR-B, which has none, nothing changes.
+ * Only the names are weighed: they carry no check digit to settle a Q, where a number's check
+ * digit does, and where an O in another field (a TD1's optional data, row 3's ink below it) was
+ * once lifted wrongly on a generated card.
  */
 export function withDescenderEvidence(format: FormatDef, rows: (GlyphRow | undefined)[], slots: SlotDist[][], classIdx: number[], lifted?: string[]): SlotDist[][] {
+  const names = nameSpans(format);
+  const inNames = (li: number, k: number) => names.some((sp) => sp.line === li && k >= sp.start && k < sp.end);
   const cut = zoneRowCells(rows, slots, classIdx);
   return slots.map((line, li) => {
+    if (!names.some((sp) => sp.line === li)) return line;
     const r = cut[li];
     if (!r || !line.some((d) => LOOK_ALIKES.includes(argmax(d)))) return line;
     const reference = line.flatMap((d, k) => (r.owner[k] !== undefined && Math.max(...d) >= REFERENCE_SURE && argmax(d) !== FILLER && argmax(d) !== Q ? [k] : []));
@@ -184,7 +188,7 @@ export function withDescenderEvidence(format: FormatDef, rows: (GlyphRow | undef
     return line.map((d, k) => {
       const top = argmax(d);
       const s = share[k];
-      if (!LOOK_ALIKES.includes(top) || !classAllows(format.classes[li]![k]!, 'Q') || s === undefined || s < TAIL_SHARE) return d;
+      if (!LOOK_ALIKES.includes(top) || !inNames(li, k) || !classAllows(format.classes[li]![k]!, 'Q') || s === undefined || s < TAIL_SHARE) return d;
       if ((share[k - 1] ?? -1) >= s || (share[k + 1] ?? -1) >= s) return d;
       const o = new Float32Array(d.length);
       for (let i = 0; i < o.length; i++) o[i] = d[i]! * (1 - LIFT);
