@@ -11,7 +11,8 @@
 // `--capture all` (or a list of names) gives every document one of the real-capture conditions of
 // test/fixtures/mrz-docs/captures.ts (a card far off in a phone frame, strong tilt, a shadow or glare
 // across the zone, infrared, ultraviolet, a flatbed scan...); without it a seed's documents are the ordinary mix.
-// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--concurrency 3] [--show 10]
+// `--answers F` writes every document's whole answer, one JSON line each by index, to compare two builds answer by answer.
+// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--concurrency 3] [--show 10] [--answers F]
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     show: { type: 'string', default: '10' },
     dump: { type: 'string', description: 'folder to write the failing images to' },
     failures: { type: 'string', description: 'file to write one JSON line per failing document to' },
+    answers: { type: 'string', description: 'file to write one JSON line per document to: its index, status and whole answer (to compare two builds answer by answer)' },
     types: { type: 'string', description: 'comma-separated layouts to draw from (TD1,TD2,TD3,MRVA,MRVB,FRA_CNI); all by default' },
     concurrency: { type: 'string', default: '3' },
     'low-light': { type: 'boolean', default: false, description: 'every document photographed in a dim room (the low-light damage forced)' },
@@ -94,6 +96,8 @@ const causes = new Map<string, Map<string, number>>();
 const confusions = new Map<string, number>();
 const fontsSeen = new Set<string>();
 const failureRecords: string[] = [];
+/** Every document's answer by index (--answers). */
+const answerRecords = new Map<number, string>();
 const count = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
 let done = 0;
 const t0All = performance.now();
@@ -117,6 +121,7 @@ async function evaluate(i: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000 * Number(res.headers['retry-after'] ?? 1)));
   }
   latencies.push(performance.now() - t0);
+  if (values.answers) answerRecords.set(i, JSON.stringify({ i, status: res.statusCode, answer: res.json() as unknown }));
   const answer = res.statusCode === 200 ? (res.json() as ExpectedMrz & { warnings?: string[] }) : undefined;
   // Warnings that say what the layout lacks (a French card's expiry date) are no doubt about the reading.
   const got = answer && { ...answer, warnings: answer.warnings?.filter((w) => !LAYOUT_WARNINGS.includes(w)) };
@@ -241,6 +246,14 @@ for (const [cause, m] of [...causes].sort((a, b) => [...b[1].values()].reduce((x
 const topConfusions = [...confusions].sort((a, b) => b[1] - a[1]).slice(0, 20);
 if (topConfusions.length) console.log(`\ncharacter confusions in rows read at their length (want>got: count): ${topConfusions.map(([c, n]) => `${c}: ${n}`).join(', ')}`);
 if (values.failures) writeFileSync(values.failures, failureRecords.join('\n') + (failureRecords.length ? '\n' : ''));
+if (values.answers)
+  writeFileSync(
+    values.answers,
+    [...answerRecords]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, a]) => `${a}\n`)
+      .join(''),
+  );
 const show = Number(values.show);
 if (failures.length && show > 0) {
   console.log(`\nfirst ${Math.min(show, failures.length)} of ${failures.length} failures (seed ${SEED}):`);
