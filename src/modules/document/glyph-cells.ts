@@ -290,6 +290,8 @@ export function fitRow(p: InkPlane, t: GlyphTemplates, pitch: number, capGuess: 
     const base = { ...geometry };
     for (const capScale of [1 - step, 1, 1 + step])
       for (const shift of [-step, 0, step]) {
+        // The unchanged band is the geometry as it stands, whose score bandBest already is.
+        if (capScale === 1 && shift === 0) continue;
         const cap = base.cap * capScale;
         const cand = { ...base, cap, top0: base.top0 + (base.cap - cap) / 2 + shift * base.cap };
         const sc = meanOwn(cand);
