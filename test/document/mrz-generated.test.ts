@@ -375,24 +375,3 @@ describe('OCR-B glyph evidence kept to zones in OCR-B; two look-alikes in one nu
     assert.ok(got?.warnings.includes('document_number_uncertain'), got?.warnings.join(','));
   });
 });
-
-describe("a Q's tail below the baseline, in the fonts that draw one (real PP-OCRv4 models)", () => {
-  withApp();
-
-  // Regressions (issue 15), read wrong on main e1a7b94: a names Q read as O in FreeMono, whose Q's tail
-  // below the baseline is all that tells it from an O (mrz-descenders.ts):
-  // - seed 1404653234 #42 (TD1, 8.8 px characters) `SHUNTUQ` and #57 (MRV-A) `GAETZQIEQ`, which the
-  //   recogniser read Q and the OCR-B templates turned into O;
-  // - seed 877240612 #66 (MRV-B, 9.5 px characters) `STAQCORDSCHANG`, which the recogniser read O at 0.97
-  //   (its surname's D, read J, is still wrong: only the given names are asserted).
-  it("reads a name's Q whose tail the recogniser or the OCR-B templates took for an O's bowl", async () => {
-    await assertReadRight(1404653234, [
-      [42, 'TD1'],
-      [57, 'MRVA'],
-    ]);
-    const { want, got, status, format } = await readEvalDoc(877240612, 66);
-    assert.equal(format, 'MRVB');
-    assert.equal(status, 200);
-    assert.equal(got?.given_names, want.given_names, got?.raw_mrz.join(' / '));
-  });
-});

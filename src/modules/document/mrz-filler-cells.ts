@@ -1,8 +1,11 @@
+import { inkOf, type InkPlane } from './glyph-cells.js';
 import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import type { GlyphRow } from './mrz-glyphs.js';
 import type { SlotDist } from './mrz-repair.js';
-import { zoneRowCells, type RowCells } from './mrz-zone-cells.js';
+import { alignLineTimed } from './mrz-slots.js';
+import { rowsLostInStretches } from './mrz-row-windows.js';
 import { normalise } from './ocrb-templates.js';
+import { WIDTH_STEP } from './text-recognizer.js';
 
 /**
  * Fillers told by the document's own filler glyph. In a font the OCR-B templates do not fit
@@ -30,6 +33,14 @@ const GH = 20;
 const SHIFTS = [-0.15, -0.075, 0, 0.075, 0.15];
 /** Probability the filler is given where a cell matches the template. */
 const LIFT = 0.7;
+
+interface RowCells {
+  ink: InkPlane;
+  /** Crop column of cell k's centre, and the pitch in columns. */
+  centre: (k: number) => number;
+  pitch: number;
+  owner: (number | undefined)[];
+}
 
 /** Cell k of a row on the grid, shifted by dx columns, zero-mean and unit norm. */
 function cell(r: RowCells, k: number, dx: number): Float32Array {
@@ -81,7 +92,31 @@ export interface FillerReport {
 
 /** The zone's distributions with fillers lifted where the cells match the document's own filler (the input is not changed). */
 export function withFillerEvidence(format: FormatDef, rows: (GlyphRow | undefined)[], slots: SlotDist[][], classIdx: number[], report?: FillerReport): SlotDist[][] {
-  const cut = zoneRowCells(rows, slots, classIdx);
+  const timings = slots.map((line, li) => {
+    const row = rows[li];
+    return row ? alignLineTimed(row.matrix, classIdx, row.read, line.length) : undefined;
+  });
+  // A row whose first read lost stretches of text (mrz-row-windows.ts) has no timing to cut its cells by.
+  const timed = rows.flatMap((r, li) => (r && timings[li] ? [{ li, row: { read: r.read, cropWidth: r.line.width, first: timings[li].first, pitch: timings[li].pitch } }] : []));
+  const lost = new Set(
+    timed.length
+      ? rowsLostInStretches(
+          timed.map((t) => t.row),
+          slots[0]!.length,
+        ).lost.map((i) => timed[i]!.li)
+      : [],
+  );
+  const cut: (RowCells | undefined)[] = slots.map((_, li) => {
+    const row = rows[li];
+    const timing = timings[li];
+    if (!row || !timing || lost.has(li)) return undefined;
+    return {
+      ink: inkOf(row.line.data, row.line.width, row.line.height),
+      centre: (k: number) => (timing.first + k * timing.pitch + 0.5) * WIDTH_STEP,
+      pitch: timing.pitch * WIDTH_STEP,
+      owner: timing.owner,
+    };
+  });
   const fillers: [number, number][] = [];
   const others: [number, number][] = [];
   slots.forEach((line, li) =>

@@ -1,6 +1,6 @@
 import type { RgbImage } from '../../core/image-decode.js';
 import { clampQuad, type Point, type Quad } from './geometry.js';
-import { pickFormat, type FormatDef } from './mrz-format.js';
+import { pickFormat } from './mrz-format.js';
 import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
@@ -18,7 +18,6 @@ import { rowLostCells, rowsLostInStretches } from './mrz-row-windows.js';
 import { FIRST_PASS, MRZ_ROW_GROWTH, TIGHT_PASS, type ReadPass, type RowRead } from './mrz-read-passes.js';
 import { MrzSecondLook } from './mrz-second-look.js';
 import { withFillerEvidence, type FillerReport } from './mrz-filler-cells.js';
-import { withDescenderEvidence } from './mrz-descenders.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
 import { mrzScore, plausible } from './mrz-reading-score.js';
@@ -326,22 +325,9 @@ export class MrzReader {
     return alone?.parsed.result.check_digits_valid && (!fused || mrzScore(alone) > mrzScore(fused)) ? alone : fused;
   }
 
-  /**
-   * The distributions re-weighed by the pixels of the crops of `set`: the document's own filler
-   * glyph, the OCR-B templates (without them, none), and last a Q's tail below the baseline,
-   * which the templates' OCR-B Q, its tail inside the bowl, can overrule in another font.
-   */
+  /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
   private async withGlyphs(set: RowRead[], read: SlotDist[][], length: number): Promise<SlotDist[][]> {
     const format = pickFormat(set.length, length, read);
-    const weighed = await this.withTemplates(format, set, read);
-    const tails: string[] = [];
-    const out = withDescenderEvidence(format, set, weighed, this.classIdx, tails);
-    if (this.trace && tails.length) this.trace(`descenders lifted Q at ${tails.join(',')}`);
-    return out;
-  }
-
-  /** The distributions re-weighed by the document's own filler glyph and by the OCR-B templates. */
-  private async withTemplates(format: FormatDef, set: RowRead[], read: SlotDist[][]): Promise<SlotDist[][]> {
     // Fillers told by the document's own filler glyph (mrz-filler-cells.ts), in any font.
     const fillerReport: FillerReport = { fillers: 0, lifted: [] };
     const slots = withFillerEvidence(format, set, read, this.classIdx, fillerReport);
