@@ -58,10 +58,7 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
     if (shrink) cv.resize(warped, out, new cv.Size(outW, outH), 0, 0, cv.INTER_AREA);
     const final = shrink ? out : warped;
     const data = new Uint8Array(final.data);
-    if (opts.neutralInk) {
-      neutralInk(data);
-      levelDim(data);
-    }
+    if (opts.neutralInk) neutralInk(data);
     return { data, width: final.cols, height: final.rows };
   } finally {
     srcPts.delete();
@@ -91,36 +88,6 @@ export function neutralInk(rgb: Uint8Array): void {
     rgb[i + 2] = v;
   }
 }
-
-/**
- * Stretches a grey crop's levels to the full range, in place, when its print and paper lie
- * within less than DIM_RANGE levels of each other (from its 1st to its 99th percentile): a
- * photo taken in a dim room holds a zone's print and paper within a fifth of the range, and
- * the recogniser, trained on lit pages, read the faint chevrons of its padding as digits.
- * A crop with the contrast of a lit page is left as it is.
- */
-export function levelDim(grey: Uint8Array): void {
-  const hist = new Uint32Array(256);
-  for (let i = 0; i < grey.length; i += 3) hist[grey[i]!]!++;
-  const n = grey.length / 3;
-  const at = (q: number): number => {
-    let seen = 0;
-    for (let v = 0; v < 256; v++) {
-      seen += hist[v]!;
-      if (seen > q * n) return v;
-    }
-    return 255;
-  };
-  const lo = at(0.01);
-  const hi = at(0.99);
-  if (hi - lo >= DIM_RANGE || hi <= lo) return;
-  const lut = new Uint8Array(256);
-  for (let v = 0; v < 256; v++) lut[v] = Math.max(0, Math.min(255, Math.round(((v - lo) * 255) / (hi - lo))));
-  for (let i = 0; i < grey.length; i++) grey[i] = lut[grey[i]!]!;
-}
-
-/** Print and paper closer than this many levels (1st to 99th percentile) make a dim crop (see levelDim). */
-const DIM_RANGE = 96;
 
 /** The crop's width before cutting it: what the recogniser will have to read. */
 export function cropWidth(quad: Quad, opts: CropOptions): number {

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomIdentity, Rng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
-import { renderDocument, type RenderOptions } from '../fixtures/mrz-docs/render.js';
+import { randomIdentity, documentRng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
+import { renderDocument } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 
@@ -9,15 +9,15 @@ const FIELDS = ['mrz_type', 'document_code', 'document_number', 'surname', 'give
 
 type Answer = ExpectedMrz & { warnings?: string[] };
 
-/** Document `index` of `bench/eval-documents-generated.ts --seed S` (with `--low-light` when asked), drawn as the bench draws it. */
-async function benchDoc(seed: number, index: number, opts: RenderOptions = {}): Promise<{ want: ExpectedMrz; image: Buffer; format: string }> {
-  const rng = new Rng((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+/** Document `index` of `bench/eval-documents-generated.ts --seed S`, drawn as the bench draws it. */
+async function benchDoc(seed: number, index: number): Promise<{ want: ExpectedMrz; image: Buffer; format: string }> {
+  const rng = documentRng(seed, index);
   const id = randomIdentity(rng, {});
-  const doc = await renderDocument(id, rng, opts);
+  const doc = await renderDocument(id, rng);
   return { want: id.expected, image: doc.image, format: id.format };
 }
 
-describe("dim photos and a two-row zone's width (issue 15, real PP-OCRv4 models)", () => {
+describe("a two-row zone's width (issue 15, real PP-OCRv4 models)", () => {
   let t: TestApp;
   before(async () => {
     t = await testApp();
@@ -31,24 +31,6 @@ describe("dim photos and a two-row zone's width (issue 15, real PP-OCRv4 models)
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as Answer;
-  }
-
-  // Main read the padding chevrons of these dim photos (seed 31415926 --low-light) as digits: a passport's
-  // personal number became 4449 and its expiry date changed with it; a visa's document number took an S for a 5.
-  for (const [index, format] of [
-    [37, 'TD3'],
-    [18, 'MRVA'],
-  ] as const) {
-    it(`reads a dim photo's ${format} zone right (levels of its rows stretched)`, async () => {
-      const doc = await benchDoc(31415926, index, { lowLight: true });
-      assert.equal(doc.format, format);
-      const got = await read(doc.image);
-      assert.deepEqual(
-        FIELDS.filter((f) => got[f] !== doc.want[f]),
-        [],
-        `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`,
-      );
-    });
   }
 
   // Main answered these 44-character visas (seed 875602458) as 36-character MRV-B visas, every check holding and
