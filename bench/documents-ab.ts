@@ -13,7 +13,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { randomIdentity, Rng } from '../test/fixtures/mrz-docs/identity.js';
+import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
 import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { buildCheckout, buildRevision, cpuMs, mainThreadCpuMs, startBuild } from './lib/ab-builds.js';
@@ -43,7 +43,7 @@ const ENDPOINTS = values.endpoints!.split(',');
 const images: Buffer[] = [];
 for (let i = 0; i < K; i++) {
   // The same documents as bench/documents.ts and bench/mrz-profile.ts draw for this seed.
-  const rng = new Rng((SEED ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0);
+  const rng = documentRng(SEED, i);
   images.push((await renderDocument(randomIdentity(rng), rng)).image);
 }
 

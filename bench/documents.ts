@@ -7,7 +7,7 @@
 // Run: node --import tsx bench/documents.ts [--runs 20] [--generated 10] [--seed N]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { randomIdentity, Rng } from '../test/fixtures/mrz-docs/identity.js';
+import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
 import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ const FILE = join(TESTDATA, 'documents', 'mrz', 'passporteye_tests_passport-td3.
 const images: Buffer[] = [];
 if (GENERATED > 0) {
   for (let i = 0; i < GENERATED; i++) {
-    const rng = new Rng((SEED ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0);
+    const rng = documentRng(SEED, i);
     images.push((await renderDocument(randomIdentity(rng), rng)).image);
   }
 } else images.push(readFileSync(FILE));

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config/load.js';
 import { OcrEngine } from '../src/modules/document/ocr-engine.js';
 import { cropWidth, type CropOptions } from '../src/modules/document/line-crop.js';
 import type { Quad } from '../src/modules/document/geometry.js';
-import { randomIdentity, Rng } from '../test/fixtures/mrz-docs/identity.js';
+import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
 import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
 import { multipart } from '../test/helpers/multipart.js';
 
@@ -41,7 +41,7 @@ await app.ready();
 console.log(`seed ${SEED} n ${N}`);
 const total = new Map<string, [number, number]>();
 for (let i = 0; i < N; i++) {
-  const rng = new Rng((SEED ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0);
+  const rng = documentRng(SEED, i);
   const id = randomIdentity(rng);
   const d = await renderDocument(id, rng);
   const { payload, headers } = multipart([{ name: 'image', file: d.image }]);

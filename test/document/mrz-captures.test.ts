@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { CAPTURES, type Capture } from '../fixtures/mrz-docs/captures.js';
-import { randomIdentity, Rng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
+import { randomIdentity, documentRng, Rng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
 import { renderDocument } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
@@ -11,7 +11,7 @@ const FIELDS = ['mrz_type', 'document_code', 'document_number', 'surname', 'give
 
 /** Document `index` of `bench/eval-documents-generated.ts --seed S --capture all` (or `--capture` a list), drawn as the bench draws it. */
 async function captureDoc(seed: number, index: number, captures: readonly Capture[] = CAPTURES): Promise<{ want: ExpectedMrz; image: Buffer; capture: Capture; conditions: string[] }> {
-  const rng = new Rng((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+  const rng = documentRng(seed, index);
   const id = randomIdentity(rng, {});
   const capture = rng.pick(captures);
   const doc = await renderDocument(id, rng, { capture });

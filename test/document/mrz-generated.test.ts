@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMrz } from '../../src/modules/document/mrz-parser.js';
-import { randomIdentity, Rng, type ExpectedMrz, type IdentityOverrides } from '../fixtures/mrz-docs/identity.js';
+import { randomIdentity, documentRng, Rng, type ExpectedMrz, type IdentityOverrides } from '../fixtures/mrz-docs/identity.js';
 import { renderDocument, type RenderOptions } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
@@ -46,7 +46,7 @@ async function read(seed: number, overrides: IdentityOverrides = {}, opts: Rende
  * as it was drawn before French identity cards joined the corpus (a TD2 stays a TD2; see IdentityOverrides.fraCni).
  */
 async function readEvalDoc(seed: number, index: number): Promise<{ want: ExpectedMrz; got?: Answer; status: number; format: string }> {
-  const rng = new Rng((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+  const rng = documentRng(seed, index);
   const id = randomIdentity(rng, { fraCni: false });
   const doc = await renderDocument(id, rng);
   const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
