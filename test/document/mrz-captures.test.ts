@@ -18,6 +18,17 @@ async function captureDoc(seed: number, index: number, captures: readonly Captur
   return { want: id.expected, image: doc.image, capture, conditions: doc.conditions };
 }
 
+type Answer = ExpectedMrz & { warnings: string[] };
+
+/** The answer of `/documents/mrz` to an image (200 asserted), and the fields it got wrong. */
+async function readDoc(t: TestApp, image: Buffer, want: ExpectedMrz): Promise<{ got: Answer; wrong: string[] }> {
+  const { payload, headers } = multipart([{ name: 'image', file: image }]);
+  const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
+  assert.equal(res.statusCode, 200, res.body);
+  const got = res.json() as Answer;
+  return { got, wrong: FIELDS.filter((f) => got[f] !== want[f]) };
+}
+
 describe('generated real-capture conditions (test/fixtures/mrz-docs/captures.ts)', () => {
   it('renders every condition as a decodable image that names it, and an infrared capture in grey', async () => {
     for (const [k, capture] of CAPTURES.entries()) {
@@ -64,15 +75,8 @@ describe('captures whose zone no pass found, read on levels stretched below the 
     it(`reads the zone of a ${capture} capture that answered 422`, async () => {
       const doc = await captureDoc(865945782, index);
       assert.equal(doc.capture, capture);
-      const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
-      assert.equal(res.statusCode, 200, res.body);
-      const got = res.json() as ExpectedMrz;
-      assert.deepEqual(
-        FIELDS.filter((f) => got[f] !== doc.want[f]),
-        [],
-        `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`,
-      );
+      const { got, wrong } = await readDoc(t, doc.image, doc.want);
+      assert.deepEqual(wrong, [], `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`);
     });
   }
 });
@@ -86,35 +90,24 @@ describe('cards tilted on a table beside other papers (real PP-OCRv4 models)', (
     await t.close();
   });
 
-  // Main answered 422 NO_MRZ to both (seed 5151 of `--capture tilt`): a French card and a visa tilted 30-45
-  // degrees, a paper's printed line running on from the zone's rows at another angle; the detector's box
-  // of that line was joined to a zone row's box, and the row began with the paper's words.
   // Main read this tilted visa's one-letter given name `K` as a filler (seed 1861826630 of `--capture all`):
   // valid, the given names empty, no warning. A read without given names now needs every cell of the
   // names field nearly sure; this one was not.
   it('does not answer a tilted visa whose given name was read as a filler as quietly valid', async () => {
     const doc = await captureDoc(1861826630, 51);
     assert.equal(doc.capture, 'tilt');
-    const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
-    assert.equal(res.statusCode, 200, res.body);
-    const got = res.json() as ExpectedMrz & { warnings: string[] };
-    const wrong = FIELDS.filter((f) => got[f] !== doc.want[f]);
+    const { got, wrong } = await readDoc(t, doc.image, doc.want);
     assert.ok(wrong.length === 0 || got.warnings.includes('given_names_uncertain'), `${wrong.join(',')} wrong, warnings ${got.warnings.join(',')}`);
   });
 
+  // Main answered 422 NO_MRZ to both (seed 5151 of `--capture tilt`): a French card and a visa tilted 30-45
+  // degrees, a paper's printed line running on from the zone's rows at another angle; the detector's box
+  // of that line was joined to a zone row's box, and the row began with the paper's words.
   for (const index of [28, 29]) {
     it(`reads the zone of tilted card ${index} whose rows ran into a paper's line`, async () => {
       const doc = await captureDoc(5151, index, ['tilt']);
-      const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
-      assert.equal(res.statusCode, 200, res.body);
-      const got = res.json() as ExpectedMrz;
-      assert.deepEqual(
-        FIELDS.filter((f) => got[f] !== doc.want[f]),
-        [],
-        `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`,
-      );
+      const { got, wrong } = await readDoc(t, doc.image, doc.want);
+      assert.deepEqual(wrong, [], `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`);
     });
   }
 });
