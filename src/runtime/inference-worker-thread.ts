@@ -44,6 +44,7 @@ async function handle(msg: WorkerRequest): Promise<{ reply: WorkerReply; transfe
       deviceId: msg.deviceId,
       intraOpThreads: msg.intraOpThreads,
       freeInputDims: msg.freeInputDims === true,
+      foldAffine: msg.foldAffine === true,
     });
     sessions.set(msg.key, session);
     return {

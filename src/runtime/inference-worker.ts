@@ -28,7 +28,7 @@ export interface WireTensor {
 }
 
 export type WorkerRequest =
-  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number; freeInputDims?: boolean }
+  | { op: 'open'; id: number; key: string; file: string; profile: HwProfile; deviceId: number; intraOpThreads?: number; freeInputDims?: boolean; foldAffine?: boolean }
   | { op: 'run'; id: number; key: string; feeds: WireTensor[]; image?: ImageFeed; reduce?: LastAxisReduction }
   | { op: 'close'; id: number };
 
@@ -47,6 +47,8 @@ export interface OpenTuning {
   intraOpThreads?: number;
   /** Input height and width made free (free-input-dims.ts): the person detector fed at the frame's aspect. */
   freeInputDims?: boolean;
+  /** Scalar affine and hardswish passes folded on the CPU provider (affine-fold.ts): the PP-OCR detector and recogniser. */
+  foldAffine?: boolean;
 }
 
 interface OpenSpec extends OpenTuning {
@@ -160,6 +162,7 @@ export class InferenceWorker {
       deviceId,
       ...(tuning.intraOpThreads ? { intraOpThreads: tuning.intraOpThreads } : {}),
       ...(tuning.freeInputDims ? { freeInputDims: true } : {}),
+      ...(tuning.foldAffine ? { foldAffine: true } : {}),
     };
     this.specs.set(key, spec);
     const reply = this.request({ op: 'open', id: this.nextId++, key, ...spec });

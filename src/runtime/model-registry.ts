@@ -112,6 +112,7 @@ export class ModelRegistry {
       const runner = await this.pool.open(name, file, this.profile, this.deviceId, {
         intraOpThreads: tuning.intraOpThreads || this.layout.intraOpThreads,
         ...(tuning.freeInputDims ? { freeInputDims: true } : {}),
+        ...(tuning.foldAffine ? { foldAffine: true } : {}),
       });
       const { provider, fallback_reason } = runner;
       status.load_ms = Math.round(performance.now() - t0);

@@ -5,6 +5,7 @@ import * as ort from 'onnxruntime-node';
 import type { HwProfile } from './hw-profile.js';
 import { rewriteForCpu } from './cpu-graph-rewrite.js';
 import { freeSpatialInputDims } from './free-input-dims.js';
+import { foldAffine } from './affine-fold.js';
 
 export interface SessionResult {
   session: ort.InferenceSession;
@@ -22,15 +23,18 @@ export interface SessionOptions {
   intraOpThreads?: number;
   /** Open the model with its input's height and width free (free-input-dims.ts): a fully-convolutional detector fed at other sizes. */
   freeInputDims?: boolean;
+  /** On the CPU provider, fold the model's scalar affine and hardswish passes into fewer operators (affine-fold.ts): values rounded differently. */
+  foldAffine?: boolean;
 }
 
 function providerList(names: string[], deviceId: number): ort.InferenceSession.ExecutionProviderConfig[] {
   return names.map((name) => (name === 'cuda' || name === 'tensorrt' ? { name, deviceId } : name)) as ort.InferenceSession.ExecutionProviderConfig[];
 }
 
-/** The model as the CPU provider should get it (cpu-graph-rewrite.ts). */
-async function cpuModel(file: string, freeInputDims = false): Promise<Uint8Array> {
-  return rewriteForCpu(await modelBytes(file, freeInputDims)).bytes;
+/** The model as the CPU provider should get it (cpu-graph-rewrite.ts, and affine-fold.ts where asked). */
+async function cpuModel(file: string, freeInputDims = false, fold = false): Promise<Uint8Array> {
+  const bytes = rewriteForCpu(await modelBytes(file, freeInputDims)).bytes;
+  return fold ? foldAffine(bytes).bytes : bytes;
 }
 
 async function modelBytes(file: string, freeInputDims: boolean): Promise<Uint8Array> {
@@ -58,14 +62,14 @@ export async function createSession(file: string, options: SessionOptions): Prom
   };
   const preferred = options.deviceId < 0 ? ['cpu'] : options.profile.execution_providers;
   if (preferred.length === 1 && preferred[0] === 'cpu') {
-    return { session: await ort.InferenceSession.create(await cpuModel(file, options.freeInputDims), { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
+    return { session: await ort.InferenceSession.create(await cpuModel(file, options.freeInputDims, options.foldAffine), { ...base, executionProviders: ['cpu'] }), provider: 'cpu' };
   }
   try {
     const gpu = { ...base, executionProviders: providerList(preferred, options.deviceId) };
     const session = options.freeInputDims ? await ort.InferenceSession.create(await modelBytes(file, true), gpu) : await ort.InferenceSession.create(file, gpu);
     return { session, provider: preferred[0] ?? 'cpu' };
   } catch (err) {
-    const session = await ort.InferenceSession.create(await cpuModel(file, options.freeInputDims), { ...base, executionProviders: ['cpu'] });
+    const session = await ort.InferenceSession.create(await cpuModel(file, options.freeInputDims, options.foldAffine), { ...base, executionProviders: ['cpu'] });
     return { session, provider: 'cpu', fallback_reason: `${preferred.join('/')} unavailable: ${(err as Error).message.split('\n')[0]}` };
   }
 }

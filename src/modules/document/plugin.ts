@@ -73,8 +73,10 @@ export default defineModule({
   models: ({ ctx: { config, models } }) => [
     // The detector is the one run of a page that nothing else overlaps (every later run
     // needs its boxes), so it gets every core; the others take the pool's one thread each.
-    { name: OCR_MODELS.det, dir: config.document.models_dir, intraOpThreads: models.layout.cores },
-    { name: OCR_MODELS.rec, dir: config.document.models_dir },
+    // Both PP-LCNetV3 models open with their scalar affine and hardswish passes folded
+    // (affine-fold.ts): on one thread, 11-21% less CPU a run for values rounded differently.
+    { name: OCR_MODELS.det, dir: config.document.models_dir, intraOpThreads: models.layout.cores, foldAffine: true },
+    { name: OCR_MODELS.rec, dir: config.document.models_dir, foldAffine: true },
     { name: OCR_MODELS.cls, dir: config.document.models_dir },
   ],
   start: (module) => module.start(),
