@@ -27,6 +27,12 @@ export interface GlyphRow {
 /** Characters the recogniser read at least this surely, where it decoded them, anchor the row's geometry. */
 const ANCHOR_SURE = 0.9;
 const MIN_ANCHORS = 6;
+/**
+ * A row with fewer sure characters (a blurred or noisy second row, often the very row whose
+ * document number needs its pixels looked at) is anchored on the characters read at least this
+ * surely instead; see applyGlyphEvidence for when such a row is weighed.
+ */
+const LOOSE_ANCHOR_SURE = 0.6;
 /** Positions this far outside the anchors' stretch still get glyph evidence. */
 const ANCHOR_REACH_CELLS = 3;
 /**
@@ -88,12 +94,16 @@ export async function applyGlyphEvidence(templates: GlyphTemplates, format: Form
   const fits: (RowFit | undefined)[] = [];
   for (let li = 0; li < slots.length; li++) fits.push(await fitZoneRow(templates, rows[li], slots[li]!, classIdx));
   for (const f of fits) if (f) report?.rows.push(f.report);
-  const otherFont = fits.some((f) => f && f.fitted.fit >= MIN_FIT && f.fitted.agreement < MIN_AGREEMENT);
+  const otherFont = fits.some((f) => f && !f.loose && f.fitted.fit >= MIN_FIT && f.fitted.agreement < MIN_AGREEMENT);
   if (otherFont) return slots;
+  // A loosely anchored row is weighed only in a zone another row showed to be OCR-B, and only
+  // where the templates name its own anchors as surely as a sure row's.
+  const ocrb = fits.some((f) => f && !f.loose && f.fitted.fit >= MIN_FIT);
   const out: SlotDist[][] = [];
   for (let li = 0; li < slots.length; li++) {
     const f = fits[li];
-    out.push(f && f.fitted.fit >= MIN_FIT ? await reweighRow(templates, format, f, slots[li]!, li) : slots[li]!);
+    const usable = f && f.fitted.fit >= MIN_FIT && (!f.loose || (ocrb && f.fitted.agreement >= MIN_AGREEMENT));
+    out.push(usable ? await reweighRow(templates, format, f, slots[li]!, li) : slots[li]!);
   }
   return out;
 }
@@ -103,6 +113,8 @@ interface RowFit {
   ink: InkPlane;
   anchors: Anchor[];
   fitted: NonNullable<ReturnType<typeof fitRow>>;
+  /** Fitted to the loosely read anchors (LOOSE_ANCHOR_SURE): says nothing about the zone's font. */
+  loose: boolean;
   report: GlyphReport['rows'][number];
 }
 
@@ -119,20 +131,29 @@ async function fitZoneRow(templates: GlyphTemplates, row: GlyphRow | undefined, 
   if (!row) return undefined;
   const length = line.length;
   const timed = alignLineTimed(row.matrix, classIdx, row.read, length);
-  const anchors: Anchor[] = [];
-  for (let k = 0; k < length; k++) {
-    const d = line[k]!;
-    const top = argmax(d);
-    if (timed.owner[k] !== undefined && d[top]! >= ANCHOR_SURE) {
-      const ch = row.read.chars[timed.owner[k]!]!;
-      anchors.push({ k, c: MRZ_ALPHABET[top]!, x: stepX((ch.t0 + ch.t1) / 2) });
+  const anchorsAt = (sure: number) => {
+    const out: Anchor[] = [];
+    for (let k = 0; k < length; k++) {
+      const d = line[k]!;
+      const top = argmax(d);
+      if (timed.owner[k] !== undefined && d[top]! >= sure) {
+        const ch = row.read.chars[timed.owner[k]!]!;
+        out.push({ k, c: MRZ_ALPHABET[top]!, x: stepX((ch.t0 + ch.t1) / 2) });
+      }
     }
+    return out;
+  };
+  let anchors = anchorsAt(ANCHOR_SURE);
+  let loose = false;
+  if (anchors.length < MIN_ANCHORS) {
+    anchors = anchorsAt(LOOSE_ANCHOR_SURE);
+    loose = true;
   }
   if (anchors.length < MIN_ANCHORS) return undefined;
   const ink = inkOf(row.line.data, row.line.width, row.line.height);
   const fitted = fitRow(ink, templates, timed.pitch * WIDTH_STEP, capGuess(row.line), anchors);
   if (!fitted) return undefined;
-  return { ink, anchors, fitted, report: { fit: fitted.fit, agreement: fitted.agreement, changed: [] } };
+  return { ink, anchors, fitted, loose, report: { fit: fitted.fit, agreement: fitted.agreement, changed: [] } };
 }
 
 /** One row of applyGlyphEvidence, in a zone judged to be OCR-B, its row fitted. */
