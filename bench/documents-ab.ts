@@ -13,8 +13,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { generatedDocument } from '../test/fixtures/mrz-docs/render.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { buildCheckout, buildRevision, cpuMs, mainThreadCpuMs, startBuild } from './lib/ab-builds.js';
 import { fmt, machineLine, summarize } from './lib/stats.js';
@@ -43,8 +42,7 @@ const ENDPOINTS = values.endpoints!.split(',');
 const images: Buffer[] = [];
 for (let i = 0; i < K; i++) {
   // The same documents as bench/documents.ts and bench/mrz-profile.ts draw for this seed.
-  const rng = documentRng(SEED, i);
-  images.push((await renderDocument(randomIdentity(rng), rng)).image);
+  images.push((await generatedDocument(SEED, i)).doc.image);
 }
 
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 2 });

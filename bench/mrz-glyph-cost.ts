@@ -17,8 +17,7 @@ import { OcrEngine, workingCopy } from '../src/modules/document/ocr-engine.js';
 import { renderOcrbTemplates } from '../src/modules/document/ocrb-templates.js';
 import { loadOpenCv } from '../src/modules/document/opencv.js';
 import { loadDictionary, OCR_MODELS } from '../src/modules/document/plugin.js';
-import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { generatedDocument } from '../test/fixtures/mrz-docs/render.js';
 import { machineLine } from './lib/stats.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '20' }, seed: { type: 'string' } } });
@@ -51,8 +50,7 @@ let tWithout = 0;
 let zones = 0;
 const perDoc: number[] = [];
 for (let i = 0; i < N; i++) {
-  const rng = documentRng(SEED, i);
-  const doc = await renderDocument(randomIdentity(rng), rng);
+  const { doc } = await generatedDocument(SEED, i);
   const { image } = await workingCopy(await decodeImage(doc.image, { field: 'image', maxPixels: 40e6 }));
   const page = await engine.upright(image, 736);
   const g0 = glyphMs;

@@ -14,8 +14,7 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import { MrzReader } from '../src/modules/document/mrz-reader.js';
-import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { generatedDocument } from '../test/fixtures/mrz-docs/render.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { machineLine } from './lib/stats.js';
 
@@ -37,8 +36,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
 const app = await buildApp(loadConfig({ env: {}, overrides: { server: { log_level: 'silent', hw_profile: 'x86-cpu', data_dir: dataDir } } }));
 await app.ready();
 for (let i = 0; i < N; i++) {
-  const rng = documentRng(SEED, i);
-  const { payload, headers } = multipart([{ name: 'image', file: (await renderDocument(randomIdentity(rng), rng)).image }]);
+  const { payload, headers } = multipart([{ name: 'image', file: (await generatedDocument(SEED, i)).doc.image }]);
   await app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
 }
 proto.withGlyphs = stage;

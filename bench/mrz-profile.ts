@@ -19,8 +19,7 @@ import { MrzReader } from '../src/modules/document/mrz-reader.js';
 import { OcrEngine } from '../src/modules/document/ocr-engine.js';
 import { OCR_MODELS } from '../src/modules/document/plugin.js';
 import { TextDetector } from '../src/modules/document/text-detector.js';
-import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { generatedDocument } from '../test/fixtures/mrz-docs/render.js';
 import { multipart } from '../test/helpers/multipart.js';
 import { fmt, machineLine, percentile } from './lib/stats.js';
 
@@ -106,8 +105,7 @@ for (const [label, name] of Object.entries(OCR_MODELS)) {
 
 const images: Buffer[] = [];
 for (let i = 0; i < N; i++) {
-  const rng = documentRng(SEED, i);
-  images.push((await renderDocument(randomIdentity(rng), rng)).image);
+  images.push((await generatedDocument(SEED, i)).doc.image);
 }
 console.log(machineLine());
 console.log(`${URL} on ${N} generated documents, seed ${SEED}; one request at a time, after 2 warm-up requests`);

@@ -10,8 +10,7 @@ import { loadConfig } from '../src/config/load.js';
 import { OcrEngine } from '../src/modules/document/ocr-engine.js';
 import { cropWidth, type CropOptions } from '../src/modules/document/line-crop.js';
 import type { Quad } from '../src/modules/document/geometry.js';
-import { randomIdentity, documentRng } from '../test/fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../test/fixtures/mrz-docs/render.js';
+import { generatedDocument } from '../test/fixtures/mrz-docs/render.js';
 import { multipart } from '../test/helpers/multipart.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '50' }, seed: { type: 'string' } } });
@@ -41,9 +40,7 @@ await app.ready();
 console.log(`seed ${SEED} n ${N}`);
 const total = new Map<string, [number, number]>();
 for (let i = 0; i < N; i++) {
-  const rng = documentRng(SEED, i);
-  const id = randomIdentity(rng);
-  const d = await renderDocument(id, rng);
+  const { id, doc: d } = await generatedDocument(SEED, i);
   const { payload, headers } = multipart([{ name: 'image', file: d.image }]);
   doc = new Map();
   const res = await app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });

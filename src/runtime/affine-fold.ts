@@ -14,6 +14,7 @@
 // real-sized inputs; on the detector's map 1.5e-7). So it is applied only to the models that ask for
 // it (OpenTuning.foldAffine), after measuring their answers. The file on disk is not changed.
 import onnxProto from 'onnx-proto';
+import { floatValues } from './cpu-graph-rewrite.js';
 
 const { onnx } = onnxProto;
 type INodeProto = onnxProto.onnx.INodeProto;
@@ -31,15 +32,6 @@ export interface AffineFold {
   afterConv: number;
   /** Scalar Mul/Add before an unpadded Conv folded into it. */
   beforeConv: number;
-}
-
-/** The float32 values of a tensor (raw little-endian bytes or float_data), copied. */
-function floats(t: ITensorProto): Float32Array {
-  if (t.rawData && t.rawData.length > 0) {
-    const bytes = Uint8Array.from(t.rawData);
-    return new Float32Array(bytes.buffer, 0, bytes.length / 4);
-  }
-  return Float32Array.from(t.floatData ?? []);
 }
 
 function floatTensor(name: string, dims: ITensorProto['dims'], values: Float32Array): ITensorProto {
@@ -73,7 +65,7 @@ class GraphIndex {
   scalar(name: string | undefined): number | undefined {
     const t = this.constant(name);
     if (!t) return undefined;
-    const v = floats(t);
+    const v = floatValues(t);
     return v.length === 1 ? v[0] : undefined;
   }
 
@@ -154,10 +146,10 @@ function convWeights(conv: INodeProto, g: GraphIndex): { w: ITensorProto; wv: Fl
   const w = g.constant(conv.input?.[1]);
   const cout = Number(w?.dims?.[0] ?? 0);
   if (!w || cout <= 0) return undefined;
-  const wv = floats(w);
+  const wv = floatValues(w);
   const b = conv.input?.[2] ? g.constant(conv.input[2]) : undefined;
   if (conv.input?.[2] && !b) return undefined;
-  const bias = b ? floats(b) : new Float32Array(cout);
+  const bias = b ? floatValues(b) : new Float32Array(cout);
   return bias.length === cout && wv.length % cout === 0 ? { w, wv, bias, cout } : undefined;
 }
 

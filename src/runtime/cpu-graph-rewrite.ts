@@ -30,7 +30,7 @@ export interface CpuGraphRewrite {
 }
 
 /** The float32 values of an initializer (raw little-endian bytes or float_data). */
-function floatValues(t: ITensorProto): Float32Array {
+export function floatValues(t: ITensorProto): Float32Array {
   if (t.rawData && t.rawData.length > 0) {
     // A copy: protobufjs hands out views into the whole file's buffer, at any alignment.
     const bytes = Uint8Array.from(t.rawData);

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMrz } from '../../src/modules/document/mrz-parser.js';
-import { randomIdentity, documentRng, Rng, type ExpectedMrz, type IdentityOverrides } from '../fixtures/mrz-docs/identity.js';
-import { renderDocument, type RenderOptions } from '../fixtures/mrz-docs/render.js';
+import { randomIdentity, Rng, type ExpectedMrz, type IdentityOverrides } from '../fixtures/mrz-docs/identity.js';
+import { generatedDocument, renderDocument, type RenderOptions } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 
@@ -46,9 +46,7 @@ async function read(seed: number, overrides: IdentityOverrides = {}, opts: Rende
  * as it was drawn before French identity cards joined the corpus (a TD2 stays a TD2; see IdentityOverrides.fraCni).
  */
 async function readEvalDoc(seed: number, index: number): Promise<{ want: ExpectedMrz; got?: Answer; status: number; format: string }> {
-  const rng = documentRng(seed, index);
-  const id = randomIdentity(rng, { fraCni: false });
-  const doc = await renderDocument(id, rng);
+  const { id, doc } = await generatedDocument(seed, index, { fraCni: false });
   const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
   const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
   return { want: id.expected, got: res.statusCode === 200 ? (res.json() as Answer) : undefined, status: res.statusCode, format: id.format };

@@ -1,19 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomIdentity, documentRng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../fixtures/mrz-docs/render.js';
+import type { ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
+import { generatedDocument } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 
 type Answer = ExpectedMrz & { warnings: string[] };
-
-/** Document `index` of `bench/eval-documents-generated.ts --seed S` (the ordinary mix), drawn as the bench draws it. */
-async function generatedDoc(seed: number, index: number): Promise<{ want: ExpectedMrz; image: Buffer }> {
-  const rng = documentRng(seed, index);
-  const id = randomIdentity(rng);
-  const doc = await renderDocument(id, rng);
-  return { want: id.expected, image: doc.image };
-}
 
 describe('OCR-B glyph evidence in a zone row the recogniser reads unsurely (real PP-OCRv4 models)', () => {
   let t: TestApp;
@@ -37,8 +29,8 @@ describe('OCR-B glyph evidence in a zone row the recogniser reads unsurely (real
     [67796257, 107, '6NFMSQZS2'],
   ] as const) {
     it(`reads document number ${number} (seed ${seed}, document ${index}) as printed`, async () => {
-      const doc = await generatedDoc(seed, index);
-      assert.equal(doc.want.document_number, number);
+      const { id, doc } = await generatedDocument(seed, index);
+      assert.equal(id.expected.document_number, number);
       const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
       const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
       assert.equal(res.statusCode, 200, res.body);

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomIdentity, documentRng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
-import { renderDocument } from '../fixtures/mrz-docs/render.js';
+import type { ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
+import { generatedDocument } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { multipart } from '../helpers/multipart.js';
 
@@ -11,9 +11,7 @@ type Answer = ExpectedMrz & { warnings?: string[] };
 
 /** Document `index` of `bench/eval-documents-generated.ts --seed S`, drawn as the bench draws it. */
 async function benchDoc(seed: number, index: number): Promise<{ want: ExpectedMrz; image: Buffer; format: string }> {
-  const rng = documentRng(seed, index);
-  const id = randomIdentity(rng, {});
-  const doc = await renderDocument(id, rng);
+  const { id, doc } = await generatedDocument(seed, index);
   return { want: id.expected, image: doc.image, format: id.format };
 }
 
