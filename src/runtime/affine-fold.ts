@@ -14,7 +14,7 @@
 // real-sized inputs; on the detector's map 1.5e-7). So it is applied only to the models that ask for
 // it (OpenTuning.foldAffine), after measuring their answers. The file on disk is not changed.
 import onnxProto from 'onnx-proto';
-import { floatValues } from './cpu-graph-rewrite.js';
+import { decodeForRewrite, floatValues } from './cpu-graph-rewrite.js';
 
 const { onnx } = onnxProto;
 type INodeProto = onnxProto.onnx.INodeProto;
@@ -229,15 +229,9 @@ function foldBeforeConv(graph: IGraphProto): number {
 /** Applies the three folds to `model`; bytes protobufjs cannot read are returned as they are. */
 export function foldAffine(model: Uint8Array): AffineFold {
   const unchanged = { bytes: model, hardswish: 0, afterConv: 0, beforeConv: 0 };
-  let proto: onnxProto.onnx.ModelProto;
-  try {
-    proto = onnx.ModelProto.decode(model);
-  } catch {
-    return unchanged;
-  }
-  const graph = proto.graph;
-  // IR version 3 wants every initializer listed as a graph input too; none of ours is that old.
-  if (!graph?.node || Number(proto.irVersion ?? 0) < 4) return unchanged;
+  const decoded = decodeForRewrite(model);
+  if (!decoded) return unchanged;
+  const { proto, graph } = decoded;
   const hardswish = rewriteHardswish(graph);
   const afterConv = foldAfterConv(graph);
   const beforeConv = foldBeforeConv(graph);

@@ -39,19 +39,29 @@ export function floatValues(t: ITensorProto): Float32Array {
   return Float32Array.from(t.floatData ?? []);
 }
 
-/** Rewrites `model` for the CPU provider; bytes protobufjs cannot read are returned as they are. */
-export function rewriteForCpu(model: Uint8Array): CpuGraphRewrite {
-  const unchanged = { bytes: model, prelu: 0, clip: 0 };
+/**
+ * `model` decoded for a graph rewrite (this file's and affine-fold.ts's), or undefined where it is
+ * not one to rewrite: bytes protobufjs cannot read (onnxruntime says what is wrong with them), or
+ * IR version 3, which wants every initializer listed as a graph input too (none of ours is that old).
+ */
+export function decodeForRewrite(model: Uint8Array): { proto: onnxProto.onnx.ModelProto; graph: IGraphProto & { node: INodeProto[] } } | undefined {
   let proto: onnxProto.onnx.ModelProto;
   try {
     proto = onnx.ModelProto.decode(model);
   } catch {
-    // Not a model protobufjs can read: onnxruntime says what is wrong with it.
-    return unchanged;
+    return undefined;
   }
   const graph = proto.graph;
-  // IR version 3 wants every initializer listed as a graph input too; none of ours is that old.
-  if (!graph?.node || Number(proto.irVersion ?? 0) < 4) return unchanged;
+  if (!graph?.node || Number(proto.irVersion ?? 0) < 4) return undefined;
+  return { proto, graph: graph as IGraphProto & { node: INodeProto[] } };
+}
+
+/** Rewrites `model` for the CPU provider; bytes protobufjs cannot read are returned as they are. */
+export function rewriteForCpu(model: Uint8Array): CpuGraphRewrite {
+  const unchanged = { bytes: model, prelu: 0, clip: 0 };
+  const decoded = decodeForRewrite(model);
+  if (!decoded) return unchanged;
+  const { proto, graph } = decoded;
   const opset = Number(proto.opsetImport?.find((o) => !o.domain || o.domain === 'ai.onnx')?.version ?? 0);
   const initializers = new Map((graph.initializer ?? []).map((t) => [t.name ?? '', t]));
   const scalar = (name: string | undefined): number | undefined => {
