@@ -29,6 +29,8 @@ export interface CropOptions {
   interpolation?: 'cubic' | 'linear';
   /** Keep only dark neutral ink (see neutralInk): for print known to be black, as an MRZ is. */
   neutralInk?: boolean;
+  /** With neutralInk: a dim crop's levels stretched to the full range (see stretchLevels). */
+  stretchDim?: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export function cropQuad(cv: CV, src: Mat, quad: Quad, opts: CropOptions): LineI
     const final = shrink ? out : warped;
     const data = new Uint8Array(final.data);
     if (opts.neutralInk) neutralInk(data);
+    if (opts.neutralInk && opts.stretchDim) stretchLevels(data);
     return { data, width: final.cols, height: final.rows };
   } finally {
     srcPts.delete();
@@ -87,6 +90,35 @@ export function neutralInk(rgb: Uint8Array): void {
     rgb[i + 1] = v;
     rgb[i + 2] = v;
   }
+}
+
+/** Share of a grey crop's pixels at each end that the level stretch lets clip (noise, specks). */
+const STRETCH_CLIP = 0.01;
+/** Crops whose levels already span this much (half the range) are left as they are. */
+const DIM_SPAN = 128;
+
+/**
+ * Stretches a grey crop's levels (R = G = B, from neutralInk) so that its darkest and brightest
+ * 1% reach 0 and 255, in place. The recogniser normalises every crop with the same fixed mean
+ * and scale, so a row photographed in a dim room (paper at 40, ink at 10, the sensor's noise on
+ * both) reaches it as a near-uniform grey in which fillers and thin strokes drown. Only dim
+ * crops, spanning less than half the range, are stretched.
+ */
+export function stretchLevels(grey: Uint8Array): void {
+  const hist = new Uint32Array(256);
+  const n = Math.floor(grey.length / 3);
+  for (let i = 0; i < n; i++) hist[grey[i * 3]!]!++;
+  const clip = Math.floor(n * STRETCH_CLIP);
+  let lo = 0;
+  for (let seen = hist[0]!; seen <= clip && lo < 255; seen += hist[++lo]!);
+  let hi = 255;
+  for (let seen = hist[255]!; seen <= clip && hi > 0; seen += hist[--hi]!);
+  // A blank crop has nothing to stretch but noise; a well-lit one is read as it is (stretching
+  // it changed as many right reads into wrong ones as the other way).
+  if (hi - lo < 8 || hi - lo >= DIM_SPAN) return;
+  const map = new Uint8Array(256);
+  for (let v = 0; v < 256; v++) map[v] = Math.max(0, Math.min(255, Math.round(((v - lo) * 255) / (hi - lo))));
+  for (let i = 0; i < grey.length; i++) grey[i] = map[grey[i]!]!;
 }
 
 /** The crop's width before cutting it: what the recogniser will have to read. */

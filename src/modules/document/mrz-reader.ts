@@ -114,7 +114,7 @@ export class MrzReader {
     const grown = quads.map((q) => clampQuad(growAcross(q, pass.growth ?? MRZ_ROW_GROWTH), img.width, img.height));
     const from = pass.fromSource && source ? source.image : img;
     const cut = pass.fromSource && source ? grown.map((q) => q.map(source.toSource) as Quad) : grown;
-    const opts: CropOptions = { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic', neutralInk: true };
+    const opts: CropOptions = { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic', neutralInk: true, stretchDim: pass.fromSource };
     const lines = await this.reads.read(from, cut, opts, (missing) => this.engine.readQuads(from, missing, opts));
     const reads = quads.map((quad, i) => ({ quad, matrix: lines[i]!.matrix, read: readMrzLine(lines[i]!.matrix, this.classIdx), cropWidth: lines[i]!.width, stretch, line: lines[i]!.line }));
     if (this.trace) for (const r of reads) this.trace(`stretch ${stretch}${pass.fromSource ? ' source' : ''} w=${r.cropWidth} T=${r.matrix.steps} ${r.read.text}`);
