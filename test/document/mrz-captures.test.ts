@@ -79,6 +79,21 @@ describe('captures whose zone no pass found, read on levels stretched below the 
       assert.deepEqual(wrong, [], `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`);
     });
   }
+
+  // Main (9b4bf53) answered 422 NO_MRZ to these ultraviolet captures (seed 1920091505 of `--capture
+  // uv,guilloche-mrz`, seed 1432951070 of `--capture uv`): glowing lines crossing the zone on a violet
+  // card. The copies stretched in colour showed the detector no rows; the brightest channel's does.
+  for (const [seed, index, captures] of [
+    [1920091505, 33, ['uv', 'guilloche-mrz']],
+    [1432951070, 26, ['uv']],
+  ] as const) {
+    it(`reads the zone of ultraviolet capture ${index} of seed ${seed} on its brightest channel`, async () => {
+      const doc = await captureDoc(seed, index, captures);
+      assert.equal(doc.capture, 'uv');
+      const { got, wrong } = await readDoc(t, doc.image, doc.want);
+      assert.deepEqual(wrong, [], `${got.raw_mrz.join(' / ')} vs ${doc.want.raw_mrz.join(' / ')}`);
+    });
+  }
 });
 
 describe('cards tilted on a table beside other papers (real PP-OCRv4 models)', () => {

@@ -13,6 +13,7 @@ import type { GlyphTemplates } from './ocrb-templates.js';
 import type { CV } from './opencv.js';
 import type { DocumentVerifyResult, OcrResult } from './schema.js';
 import { unrotatePoint } from './text-orientation.js';
+import { neutralInk } from './line-crop.js';
 
 /** A page made ready for reading, and the way back to the upload's pixel coordinates. */
 interface Prepared {
@@ -50,14 +51,43 @@ const MRZ_FAST_DET_SIDE = 736;
  */
 const TILE_SIDE = DET_MAX_SIDE;
 /**
- * Upper percentiles the last resort stretches the levels to, in turn (the lower is the 1st).
+ * The last resort's copies of the working image, tried in turn: its levels stretched from the
+ * 1st percentile to `upper`, on the colour image and then on its brightest channel (`ink`).
  * The 99th lifts a photo dim all over. But where a brighter share of the frame holds the top
  * of the range (an ultraviolet capture's glowing patterns on a dark card, the lit half beside
  * a hard shadow across the zone, white papers on the table), stretching to the 99th leaves the
  * dark part's print as faint as it was, and the detector finds no rows there. Stretching to
  * the 60th clips that brighter share to white and gives the darker part's print the range.
+ * The brightest channel keeps only what is dark in all three, as the zone's black print is
+ * (ICAO 9303: it must absorb in the near infrared too), and turns coloured ground and patterns
+ * light: an ultraviolet capture's violet card crossed by glowing yellow lines, where the colour
+ * copies still showed the detector no rows. The MRZ's crops are greyed the same way (neutralInk).
+ * Its stretch to the 99th percentile read none that its stretch to the 60th did not, so only
+ * that one is made (each copy costs a 422 about half a second); a grey image's brightest channel
+ * is the image itself, so a grey image gets none.
  */
-const LEVEL_UPPER_PERCENTILES = [99, 60] as const;
+const LEVELLED_COPIES = [
+  { ink: false, upper: 99 },
+  { ink: false, upper: 60 },
+  { ink: true, upper: 60 },
+] as const;
+
+/** Mean spread between a pixel's channels below which an image is grey (JPEG's chroma noise is 1-2 levels). */
+const GREY_SPREAD = 4;
+
+/** Whether an image is grey: the mean spread between its channels, on every 7th pixel, is small. */
+function nearlyGrey(img: RgbImage): boolean {
+  let spread = 0;
+  let n = 0;
+  for (let i = 0; i + 2 < img.data.length; i += 21) {
+    const r = img.data[i]!;
+    const g = img.data[i + 1]!;
+    const b = img.data[i + 2]!;
+    spread += Math.max(r, g, b) - Math.min(r, g, b);
+    n++;
+  }
+  return spread < GREY_SPREAD * n;
+}
 
 const r2 = (v: number) => Math.round(v * 100) / 100;
 const r4 = (v: number) => Math.round(v * 10000) / 10000;
@@ -216,14 +246,17 @@ export class DocumentService {
 
   /**
    * The MRZ looked for once more on copies of the working image with its levels stretched
-   * (see LEVEL_UPPER_PERCENTILES): the last resort when no pass found a zone. A photo taken in
+   * (see LEVELLED_COPIES): the last resort when no pass found a zone. A photo taken in
    * a dim room holds its print and paper within a fifth of the range, where the detector's
    * fixed normalisation finds rows faintly or not at all. Only a request that would answer 422
    * pays for it.
    */
   private async readLevelled(w: Working): Promise<MrzReading | undefined> {
-    for (const upper of LEVEL_UPPER_PERCENTILES) {
-      const { data, info } = await sharpFromRgb(w.image).normalise({ lower: 1, upper }).raw().toBuffer({ resolveWithObject: true });
+    for (const { ink, upper } of LEVELLED_COPIES) {
+      if (ink && nearlyGrey(w.image)) continue;
+      const base = ink ? { ...w.image, data: Buffer.from(w.image.data) } : w.image;
+      if (ink) neutralInk(base.data);
+      const { data, info } = await sharpFromRgb(base).normalise({ lower: 1, upper }).raw().toBuffer({ resolveWithObject: true });
       const levelled = await this.working({ data, width: info.width, height: info.height }, true);
       const reading = (await this.readMrz(levelled, await this.prepare(levelled, true)))?.reading;
       if (reading) return reading;
