@@ -114,6 +114,9 @@ export class MrzReader {
     const grown = quads.map((q) => clampQuad(growAcross(q, pass.growth ?? MRZ_ROW_GROWTH), img.width, img.height));
     const from = pass.fromSource && source ? source.image : img;
     const cut = pass.fromSource && source ? grown.map((q) => q.map(source.toSource) as Quad) : grown;
+    // The extra reads (from the source) of a dim row see its levels stretched, the first read
+    // does not: averaged, the two views of faint print fix more than they break; stretching
+    // every read of a dim row broke as many as it fixed (docs/documents.md, the MRZ paragraph).
     const opts: CropOptions = { height: REC_HEIGHT, stretch, interpolation: pass.fromSource ? 'linear' : 'cubic', neutralInk: true, stretchDim: pass.fromSource };
     const lines = await this.reads.read(from, cut, opts, (missing) => this.engine.readQuads(from, missing, opts));
     const reads = quads.map((quad, i) => ({ quad, matrix: lines[i]!.matrix, read: readMrzLine(lines[i]!.matrix, this.classIdx), cropWidth: lines[i]!.width, stretch, line: lines[i]!.line }));
