@@ -5,7 +5,7 @@ import { CAPTURES, type Capture } from '../fixtures/mrz-docs/captures.js';
 import { randomIdentity, documentRng, Rng, type ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
 import { renderDocument } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { multipart } from '../helpers/multipart.js';
+import { mrzAnswer, type MrzAnswer as Answer } from '../helpers/mrz-answer.js';
 
 const FIELDS = ['mrz_type', 'document_code', 'document_number', 'surname', 'given_names', 'nationality', 'date_of_birth', 'sex', 'expiry_date', 'issuing_country'] as const;
 
@@ -18,14 +18,9 @@ async function captureDoc(seed: number, index: number, captures: readonly Captur
   return { want: id.expected, image: doc.image, capture, conditions: doc.conditions };
 }
 
-type Answer = ExpectedMrz & { warnings: string[] };
-
 /** The answer of `/documents/mrz` to an image (200 asserted), and the fields it got wrong. */
 async function readDoc(t: TestApp, image: Buffer, want: ExpectedMrz): Promise<{ got: Answer; wrong: string[] }> {
-  const { payload, headers } = multipart([{ name: 'image', file: image }]);
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
-  assert.equal(res.statusCode, 200, res.body);
-  const got = res.json() as Answer;
+  const got = await mrzAnswer(t, image);
   return { got, wrong: FIELDS.filter((f) => got[f] !== want[f]) };
 }
 

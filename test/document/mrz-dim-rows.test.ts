@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stretchLevels } from '../../src/modules/document/line-crop.js';
-import type { ExpectedMrz } from '../fixtures/mrz-docs/identity.js';
 import { generatedDocument } from '../fixtures/mrz-docs/render.js';
 import { testApp, type TestApp } from '../helpers/app.js';
-import { multipart } from '../helpers/multipart.js';
+import { mrzAnswer } from '../helpers/mrz-answer.js';
 
 /** A grey crop (R = G = B) of `n` pixels: `ink` of them at level `dark`, the rest at `light`. */
 function greyCrop(n: number, ink: number, dark: number, light: number): Uint8Array {
@@ -34,8 +33,6 @@ describe('levels of a dim MRZ crop', () => {
   });
 });
 
-type Answer = ExpectedMrz & { warnings: string[] };
-
 describe('MRZ photographed in a dim room (real PP-OCRv4 models)', () => {
   let t: TestApp;
   before(async () => {
@@ -56,10 +53,7 @@ describe('MRZ photographed in a dim room (real PP-OCRv4 models)', () => {
     it(`reads dim document ${index} of seed ${seed} fully`, async () => {
       const { id, doc } = await generatedDocument(seed, index, {}, { lowLight: true });
       assert.ok(doc.conditions.includes('low-light'));
-      const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
-      assert.equal(res.statusCode, 200, res.body);
-      const got = res.json() as Answer;
+      const got = await mrzAnswer(t, doc.image);
       assert.deepEqual(got.raw_mrz, id.expected.raw_mrz);
     });
   }
