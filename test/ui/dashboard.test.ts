@@ -295,7 +295,17 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       assert.equal(n, 3, 'the default three challenges are listed');
       // Each challenge has 5 s from its first frame: the session ends, passed or failed, well within a minute.
       const verdict = page.locator('[data-testid=verdict]', { hasText: 'Verdict:' });
-      await verdict.waitFor({ timeout: 90_000 });
+      // It once waited out the 90 s inside the full suite (and passed alone, in 7 s): whatever the
+      // page showed then goes into the failure, to tell a camera that stopped from a session that
+      // never ended or a frame refused (the loop stops on any error but NO_FACE).
+      await verdict.waitFor({ timeout: 90_000 }).catch(async (err: unknown) => {
+        const shown = await page
+          .locator('main')
+          .innerText()
+          .catch(() => '(the page could not be read)');
+        await page.screenshot({ path: join(ARTIFACTS, 'liveness-no-verdict.png'), fullPage: true }).catch(() => undefined);
+        throw new Error(`no verdict within 90 s; the page showed:\n${shown}`, { cause: err });
+      });
       await page.screenshot({ path: join(ARTIFACTS, 'liveness-verdict.png'), fullPage: true });
       const id = await page.locator('[data-testid=verdict]').getAttribute('data-session');
       const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as {
