@@ -7,9 +7,24 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Seconds the daemon asked to wait (Retry-After on 503 BUSY and 429), when it sent one. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
+
+  /** Load shedding, a rate limit or a dropped connection: the same request may succeed later. */
+  get transient(): boolean {
+    return this.status === 503 || this.status === 429 || this.status === 0;
+  }
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */
+function retryAfter(res: Response): number | null {
+  const v = res.headers.get('retry-after');
+  if (!v) return null;
+  const s = /^\d+$/.test(v.trim()) ? Number(v) : (Date.parse(v) - Date.now()) / 1000;
+  return Number.isFinite(s) ? Math.max(0, s) : null;
 }
 
 const BASE = '/api/v1';
@@ -19,7 +34,7 @@ async function parse<T>(res: Response): Promise<T> {
   const body: unknown = type.includes('json') ? await res.json().catch(() => null) : await res.text();
   if (!res.ok) {
     const b = (body ?? {}) as { code?: string; message?: string };
-    throw new ApiError(res.status, b.code ?? `HTTP_${res.status}`, b.message ?? `${res.status} ${res.statusText}`);
+    throw new ApiError(res.status, b.code ?? `HTTP_${res.status}`, b.message ?? `${res.status} ${res.statusText}`, retryAfter(res));
   }
   return body as T;
 }

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { request, type ClientRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -277,8 +278,11 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     await phone.close();
   });
 
-  it("the liveness page runs a real session from the browser camera (a face clip as Chromium's fake camera): challenges, then a verdict", async () => {
-    // Chromium plays a y4m file as its camera: a real selfie clip with real blinks.
+  /**
+   * The liveness page with a real selfie clip as Chromium's camera (a y4m file played as the
+   * fake capture device, real blinks in it), the camera opened: `body` starts the session.
+   */
+  async function withFakeCamera(body: (page: Page, errors: string[]) => Promise<void>): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-fakecam-'));
     const y4m = join(dir, 'selfie.y4m');
     execFileSync(ffmpeg.path, ['-v', 'error', '-y', '-i', testdata('video', 'liveness-clips', 'blink_detector_selfie.mp4'), '-vf', 'scale=360:-2', '-r', '15', '-pix_fmt', 'yuv420p', y4m]);
@@ -289,49 +293,105 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
       const { errors } = watchConsole(page);
       await page.goto(`${base}/#/liveness`);
       await page.click('button:has-text("Open camera")');
+      await body(page, errors);
+      await ctx.close();
+    } finally {
+      await cam.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Waits for the page's verdict and checks it against the session the daemon holds. */
+  async function expectVerdict(page: Page, screenshot: string): Promise<void> {
+    // Each challenge has 5 s from its first frame: the session ends, passed or failed, well within a minute.
+    const verdict = page.locator('[data-testid=verdict]', { hasText: 'Verdict:' });
+    // Whatever the page showed goes into a failure, to tell a camera that stopped from a
+    // session that never ended or a run stopped by a refused frame.
+    await verdict.waitFor({ timeout: 90_000 }).catch(async (err: unknown) => {
+      const shown = await page
+        .locator('main')
+        .innerText()
+        .catch(() => '(the page could not be read)');
+      await page.screenshot({ path: join(ARTIFACTS, 'liveness-no-verdict.png'), fullPage: true }).catch(() => undefined);
+      throw new Error(`no verdict within 90 s; the page showed:\n${shown}`, { cause: err });
+    });
+    await page.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
+    const id = await page.locator('[data-testid=verdict]').getAttribute('data-session');
+    const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as {
+      state: string;
+      frames_received: number;
+      is_live: boolean | null;
+      failure_reason: string | null;
+      liveness_score: number | null;
+    };
+    assert.ok(info.frames_received > 0, 'frames from the browser camera reached the session');
+    assert.equal(await page.locator('[data-testid=verdict]').getAttribute('data-state'), info.state);
+    assert.match((await verdict.textContent())!, info.is_live ? /Verdict: live/ : /Verdict: not live/);
+    // Guards the page reading liveness_score / failure_reason from the session's GET (the frame result has neither).
+    const text = (await verdict.textContent())!;
+    if (info.failure_reason) assert.ok(text.includes(info.failure_reason), `the verdict names ${info.failure_reason}: ${text}`);
+    if (typeof info.liveness_score === 'number') assert.ok(text.includes(`liveness score ${info.liveness_score.toFixed(1)}`), `the verdict shows the score: ${text}`);
+  }
+
+  /**
+   * Fills every slot of the liveness endpoint class with frame uploads whose body never
+   * finishes (admission happens before the body is read), so that other frames are refused
+   * with 503 BUSY; the returned function lets them go.
+   */
+  async function holdLivenessSlots(): Promise<() => void> {
+    const url = `${base}/api/v1/liveness/sessions/held/frame`;
+    const held: ClientRequest[] = [];
+    const release = () => held.forEach((r) => r.destroy());
+    while ((await fetch(url, { method: 'POST' })).status !== 503) {
+      if (held.length >= 8) {
+        release();
+        throw new Error('8 unfinished uploads did not fill the liveness endpoint class');
+      }
+      const req = request(url, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x', 'content-length': '1000000' } });
+      req.on('error', () => undefined);
+      req.write('--x\r\n');
+      held.push(req);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    return release;
+  }
+
+  it("the liveness page runs a real session from the browser camera (a face clip as Chromium's fake camera): challenges, then a verdict", async () => {
+    await withFakeCamera(async (page, errors) => {
       await page.click('button:has-text("Start a session")');
       await page.locator('[data-testid=challenges] li').first().waitFor({ timeout: 10_000 });
       const n = await page.locator('[data-testid=challenges] li').count();
       assert.equal(n, 3, 'the default three challenges are listed');
-      // Each challenge has 5 s from its first frame: the session ends, passed or failed, well within a minute.
-      const verdict = page.locator('[data-testid=verdict]', { hasText: 'Verdict:' });
-      // It once waited out the 90 s inside the full suite (and passed alone, in 7 s): whatever the
-      // page showed then goes into the failure, to tell a camera that stopped from a session that
-      // never ended or a frame refused (the loop stops on any error but NO_FACE).
-      await verdict.waitFor({ timeout: 90_000 }).catch(async (err: unknown) => {
-        const shown = await page
-          .locator('main')
-          .innerText()
-          .catch(() => '(the page could not be read)');
-        await page.screenshot({ path: join(ARTIFACTS, 'liveness-no-verdict.png'), fullPage: true }).catch(() => undefined);
-        throw new Error(`no verdict within 90 s; the page showed:\n${shown}`, { cause: err });
-      });
-      await page.screenshot({ path: join(ARTIFACTS, 'liveness-verdict.png'), fullPage: true });
-      const id = await page.locator('[data-testid=verdict]').getAttribute('data-session');
-      const info = (await t.app.inject({ url: `/api/v1/liveness/sessions/${id}` })).json() as {
-        state: string;
-        frames_received: number;
-        is_live: boolean | null;
-        failure_reason: string | null;
-        liveness_score: number | null;
-      };
-      assert.ok(info.frames_received > 0, 'frames from the browser camera reached the session');
-      assert.equal(await page.locator('[data-testid=verdict]').getAttribute('data-state'), info.state);
-      assert.match((await verdict.textContent())!, info.is_live ? /Verdict: live/ : /Verdict: not live/);
-      // Guards the page reading liveness_score / failure_reason from the session's GET (the frame result has neither).
-      const text = (await verdict.textContent())!;
-      if (info.failure_reason) assert.ok(text.includes(info.failure_reason), `the verdict names ${info.failure_reason}: ${text}`);
-      if (typeof info.liveness_score === 'number') assert.ok(text.includes(`liveness score ${info.liveness_score.toFixed(1)}`), `the verdict shows the score: ${text}`);
+      await expectVerdict(page, 'liveness-verdict.png');
       // The browser logs refused requests itself: 422 NO_FACE while the face settles, and 409
       // SESSION_ENDED for a frame sent after a challenge timed out. Nothing else may appear.
       assert.deepEqual(
         errors.filter((e) => !/status of (422|409)/.test(e)),
         [],
       );
-      await ctx.close();
-    } finally {
-      await cam.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it('the liveness page waits out 503 BUSY as Retry-After asks and still reaches a verdict', async () => {
+    await withFakeCamera(async (page, errors) => {
+      const release = await holdLivenessSlots();
+      try {
+        await page.click('button:has-text("Start a session")');
+        // The page names the refusal and the wait instead of stopping the run.
+        await page.locator('[role=alert]', { hasText: /BUSY.*retrying in \d+ s/ }).waitFor({ timeout: 20_000 });
+        await new Promise((r) => setTimeout(r, 2_000));
+      } finally {
+        release();
+      }
+      await expectVerdict(page, 'liveness-verdict-after-busy.png');
+      assert.ok(
+        errors.some((e) => /status of 503/.test(e)),
+        'frames were refused while the slots were held',
+      );
+      assert.deepEqual(
+        errors.filter((e) => !/status of (422|409|503)/.test(e)),
+        [],
+      );
+    });
   });
 });

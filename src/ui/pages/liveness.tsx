@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, errorText } from '../api.js';
+import { api, ApiError, errorText } from '../api.js';
 import { Badge, Card, ErrorNote } from '../components.js';
 
 interface Challenge {
@@ -31,6 +31,10 @@ interface SessionInfo {
 }
 
 const ENDED = new Set(['completed', 'failed', 'expired']);
+/** Longest wait between two frames that the daemon refused for load, whatever Retry-After says. */
+const MAX_RETRY_WAIT_S = 10;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One JPEG of what the camera shows now (as captured: not mirrored, as the API expects). */
 async function grab(video: HTMLVideoElement, canvas: HTMLCanvasElement): Promise<Blob> {
@@ -94,14 +98,24 @@ export function Liveness() {
           const r = await api.form<FrameResult>(`/liveness/sessions/${s.session_id}/frame`, form);
           setLast(r);
           setFrames((n) => n + 1);
+          setError(null);
           if (ENDED.has(r.state)) break;
         } catch (err) {
-          // No face in a frame is normal while the user settles; anything else stops the run.
           const text = errorText(err);
+          // A refusal for load (503 BUSY, 429) or a dropped connection is waited out as the
+          // daemon asks: the session's own timeouts still bound the run, and stopping here
+          // would leave it in progress with no verdict ever shown.
+          if (err instanceof ApiError && err.transient) {
+            const wait = Math.min(MAX_RETRY_WAIT_S, Math.max(1, err.retryAfterSeconds ?? 1));
+            setError(`${text}; retrying in ${Math.ceil(wait)} s`);
+            await sleep(wait * 1000);
+            continue;
+          }
+          // No face in a frame is normal while the user settles; anything else stops the run.
           setError(text);
-          if (!/NO_FACE/.test(text)) break;
+          if (!(err instanceof ApiError && err.code === 'NO_FACE')) break;
         }
-        await new Promise((r) => setTimeout(r, 80));
+        await sleep(80);
       }
       // A challenge can time out between two frames (the next one is then refused with
       // SESSION_ENDED): the session itself says how it ended.
