@@ -150,6 +150,34 @@ describe('MRZ repair: look-alikes the recogniser was sure of', () => {
     const out = repairMrz(FORMATS.TD3, sure([TD3[0]!, l2])).lines;
     assert.equal(out[1]!.slice(0, 9), num);
   });
+
+  // Regression (issue 15): an O read as 0 in a number, and the check made to hold by changing a
+  // right digit the recogniser gave a runner-up that fits (L8980 read for L898O, its last 8 made 4).
+  describe('against another change that also makes the check hold', () => {
+    const want = visa('L898O02C3');
+    const read = [want[0]!, set(want[1]!, 4, '0')];
+    /** The swap's 0 read at 0.6 with O at 0.1 (odds 6), the fourth character's 8 at 0.6 with 4 at `rival`. */
+    const slots = (rival: number) => {
+      const s = sure(read);
+      const spot = (pos: number, c: string, alt: string, p: number) => {
+        const d = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
+        d[MRZ_ALPHABET.indexOf(c)] = 0.6;
+        d[MRZ_ALPHABET.indexOf(alt)] = p;
+        s[1]![pos] = d;
+      };
+      spot(4, '0', 'O', 0.1);
+      spot(3, '8', '4', rival);
+      return s;
+    };
+    it('swaps the look-alike where the other change is likelier by less than LOOKALIKE_ODDS', () => {
+      // The other change's odds are 3, the swap's 6: the swap is two times less likely by the recogniser.
+      assert.deepEqual(repairMrz(FORMATS.MRVA, slots(0.2)).lines, want);
+    });
+    it('makes the other change where the recogniser found it far likelier than the swap', () => {
+      // Odds 1.2 against 6: five times likelier.
+      assert.equal(repairMrz(FORMATS.MRVA, slots(0.5)).lines[1]!.slice(0, 9), 'L894002C3');
+    });
+  });
 });
 
 describe('MRZ repair: two look-alikes in one number', () => {
