@@ -13,9 +13,13 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** Load shedding, a rate limit or a dropped connection: the same request may succeed later. */
+  /**
+   * The daemon asked for the request again later (Retry-After: 503 BUSY's load shedding, 429's
+   * rate limit) or the connection was lost. Other refusals, 503s included (a model not loaded,
+   * a module switched off), stay refused.
+   */
   get transient(): boolean {
-    return this.status === 503 || this.status === 429 || this.status === 0;
+    return this.retryAfterSeconds !== null || this.status === 0;
   }
 }
 

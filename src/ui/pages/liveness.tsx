@@ -102,8 +102,8 @@ export function Liveness() {
           if (ENDED.has(r.state)) break;
         } catch (err) {
           const text = errorText(err);
-          // A refusal for load (503 BUSY, 429) or a dropped connection is waited out as the
-          // daemon asks: the session's own timeouts still bound the run, and stopping here
+          // A refusal with Retry-After (503 BUSY, 429) or a dropped connection is waited out as
+          // the daemon asks: the session's own timeouts still bound the run, and stopping here
           // would leave it in progress with no verdict ever shown.
           if (err instanceof ApiError && err.transient) {
             const wait = Math.min(MAX_RETRY_WAIT_S, Math.max(1, err.retryAfterSeconds ?? 1));
