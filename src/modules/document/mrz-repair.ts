@@ -161,6 +161,7 @@ function countryCode(slots: SlotDist[]): string {
   walk(0, '', 1);
   return best.code;
 }
+
 /**
  * A passport's or an identity card's issuing state is nearly always its holder's nationality.
  * Where one of the two codes is on no list and the other is a listed code one letter away, which
