@@ -262,6 +262,30 @@ describe('MRZ repair: structure', () => {
     assert.equal(repairMrz(FORMATS.TD3, numeric).lines[1]!.slice(10, 13), '132');
   });
 
+  // Regression (issue 15, a FreeMono TD1): the issuing state GNQ read GNO, unlisted, beside the nationality read GNQ.
+  describe('an unlisted code one letter from the listed code in the other country field', () => {
+    const want = ['I<GNQD231458907<<<<<<<<<<<<<<<', '7408122F1204159GNQ<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'];
+    /** The issuing state's last letter read O, with Q at `q` of its probability. */
+    const slots = (q: number, lines = want) => {
+      const s = lines.map((l) => distsFromLine(l, 1e-4));
+      const d = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
+      d[MRZ_ALPHABET.indexOf('O')] = 0.9;
+      d[MRZ_ALPHABET.indexOf('Q')] = 0.9 * q;
+      s[0]![4] = d;
+      return s;
+    };
+    it('takes the listed code where the recogniser saw its letter there', () => {
+      assert.equal(repairMrz(FORMATS.TD1, slots(0.1)).lines[0], want[0]);
+    });
+    it('keeps the code as read where the recogniser all but ruled the letter out', () => {
+      assert.equal(repairMrz(FORMATS.TD1, slots(0.01)).lines[0]!.slice(2, 5), 'GNO');
+    });
+    it('keeps the code as read beside a listed code two letters away (a holder of another nationality)', () => {
+      const other = [want[0]!, set(set(want[1]!, 16, 'B'), 17, 'R'), want[2]!]; // GBR
+      assert.equal(repairMrz(FORMATS.TD1, slots(0.3, other)).lines[0]!.slice(2, 5), 'GNO');
+    });
+  });
+
   // Regression (issue 15): K<< read as <<< wiped the given names.
   it('reads a letter before the separator (K<< seen as <<<) instead of wiping the given names', () => {
     const span = { line: 2, start: 0, end: 30 };

@@ -2,7 +2,8 @@
  * Codes an MRZ may carry for an issuing state or nationality: ISO 3166-1 alpha-3,
  * plus ICAO Doc 9303 part 3's own (Germany's D, UN and EU documents, British
  * nationals, stateless and unspecified persons, Kosovo) and the specimen state
- * Utopia. Used only to warn about a code on no list: a code is never replaced by a listed one.
+ * Utopia. Used to warn about a code on no list, and to prefer a listed code among letters the
+ * recogniser saw (mrz-repair.ts): a code is never replaced by a listed one it did not see.
  */
 const ISO = `ABW AFG AGO AIA ALA ALB AND ARE ARG ARM ASM ATA ATF ATG AUS AUT AZE BDI BEL BEN BES BFA BGD BGR BHR BHS BIH
 BLM BLR BLZ BMU BOL BRA BRB BRN BTN BVT BWA CAF CAN CCK CHE CHL CHN CIV CMR COD COG COK COL COM CPV CRI CUB CUW CXR CYM

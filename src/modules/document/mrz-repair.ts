@@ -161,6 +161,34 @@ function countryCode(slots: SlotDist[]): string {
   walk(0, '', 1);
   return best.code;
 }
+
+/**
+ * A passport's or an identity card's issuing state is nearly always its holder's nationality.
+ * Where one of the two codes is on no list and the other is a listed code one letter away, which
+ * the recogniser saw at that letter too (at least SIBLING_SEEN of the letter it read), the
+ * listed one is what is printed: GNQ read GNO beside GNQ, NFK read NEK beside NFK. The list and
+ * the document's other field are two witnesses; a code the pixels ruled out is never taken, and
+ * two codes that differ more (a visa's issuing state and its holder's nationality) are left as read.
+ */
+function agreeOnCountry(lines: string[][], slots: SlotDist[][], spans: Span[]): void {
+  if (spans.length !== 2) return;
+  const code = (sp: Span) => lines[sp.line]!.slice(sp.start, sp.end).join('');
+  for (const [read, other] of [spans, [...spans].reverse()] as [Span, Span][]) {
+    const a = code(read);
+    const b = code(other);
+    if (MRZ_COUNTRY_CODES.has(a) || !MRZ_COUNTRY_CODES.has(b) || a.length !== b.length) continue;
+    const differ = [...a].flatMap((c, k) => (c === b[k] ? [] : [k]));
+    if (differ.length !== 1) continue;
+    const k = differ[0]!;
+    const d = slots[read.line]![read.start + k]!;
+    if (d[MRZ_ALPHABET.indexOf(b[k]!)]! < SIBLING_SEEN * d[MRZ_ALPHABET.indexOf(a[k]!)]!) continue;
+    lines[read.line]![read.start + k] = b[k]!;
+    return;
+  }
+}
+/** On three such codes of development seeds the recogniser gave the listed letter 0.08-0.45 of the one it read. */
+const SIBLING_SEEN = 1 / 20;
+
 /** Letters within this ratio of a position's most probable letter count as a near tie. */
 const NEAR_TIE = 0.5;
 const CLEAR_DIGIT = 0.95;
@@ -211,6 +239,7 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
     const code = countryCode(slots[sp.line]!.slice(sp.start, sp.end));
     lines[sp.line]!.splice(sp.start, code.length, ...code);
   }
+  agreeOnCountry(lines, slots, countries);
   let fixes = 0;
   for (const sp of names) fillNameTail(lines[sp.line]!, sp, slots[sp.line]);
   const logp = (li: number, pos: number, c: string) => Math.log(Math.max(1e-6, slots[li]![pos]![MRZ_ALPHABET.indexOf(c)]!));
