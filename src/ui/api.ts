@@ -2,6 +2,8 @@
 // Every non-2xx answer becomes an ApiError carrying the daemon's {code, message}, which the
 // pages show as they are (the operator sees the daemon's own explanation).
 
+import { parseRetryAfter } from '../modules/events/retry-schedule.js';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -23,12 +25,10 @@ export class ApiError extends Error {
   }
 }
 
-/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */
+/** Retry-After in seconds (delay-seconds or an HTTP date), read as the webhook deliveries read a receiver's. */
 function retryAfter(res: Response): number | null {
-  const v = res.headers.get('retry-after');
-  if (!v) return null;
-  const s = /^\d+$/.test(v.trim()) ? Number(v) : (Date.parse(v) - Date.now()) / 1000;
-  return Number.isFinite(s) ? Math.max(0, s) : null;
+  const ms = parseRetryAfter(res.headers.get('retry-after') ?? undefined);
+  return ms === null ? null : ms / 1000;
 }
 
 const BASE = '/api/v1';

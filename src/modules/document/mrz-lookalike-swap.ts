@@ -45,9 +45,10 @@ function certainty(d: SlotDist, c: string): number {
  * Undefined when a check digit involved is not read surely, when nothing fits, or when two fit
  * about as well. Two swaps in the check's own data are weighed too (two look-alikes in one number),
  * only where the pixels left both open (PAIR_OPEN). The caller flags nothing: a swapped character keeps its own low probability, and
- * its field is reported uncertain (see mrzConfidence).
+ * its field is reported uncertain (see mrzConfidence). `cost` is the swaps' log-probability below the read characters, by
+ * the recogniser's odds, for the repair to weigh against its other changes.
  */
-export function lookAlikeSwap(format: FormatDef, lines: string[][], slots: SlotDist[][], check: CheckDef): { line: number; pos: number; c: string }[] | undefined {
+export function lookAlikeSwap(format: FormatDef, lines: string[][], slots: SlotDist[][], check: CheckDef): { swaps: { line: number; pos: number; c: string }[]; cost: number } | undefined {
   const sureDigit = (k: CheckDef) => {
     const digit = lines[k.digit.line]?.[k.digit.pos];
     const d = slots[k.digit.line]?.[k.digit.pos];
@@ -105,5 +106,5 @@ export function lookAlikeSwap(format: FormatDef, lines: string[][], slots: SlotD
   fits.sort((a, b) => a.cost - b.cost);
   const [best, next] = fits;
   if (!best || (next && next.cost - best.cost < CLEAR_WINNER)) return undefined;
-  return best.made.map(({ line, pos, c }) => ({ line, pos, c }));
+  return { swaps: best.made.map(({ line, pos, c }) => ({ line, pos, c })), cost: best.cost };
 }

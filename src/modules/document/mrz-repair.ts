@@ -306,11 +306,10 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
     // nothing else fits, however unlikely the recogniser found it, and where another change fits
     // too unless that change is clearly likelier (the recogniser's odds against a look-alike are
     // overconfident: LOOKALIKE_ODDS).
-    const swaps = lookAlikeSwap(format, lines, slots, check);
-    const swapCost = swaps ? swaps.reduce((sum, s) => sum + logp(s.line, s.pos, lines[s.line]![s.pos]!) - logp(s.line, s.pos, s.c), 0) - LOOKALIKE_ODDS : Number.POSITIVE_INFINITY;
-    if (swaps && !(best && best.cost <= swapCost)) {
-      for (const s of swaps) lines[s.line]![s.pos] = s.c;
-      fixes += swaps.length;
+    const swap = lookAlikeSwap(format, lines, slots, check);
+    if (swap && !(best && best.cost <= swap.cost - LOOKALIKE_ODDS)) {
+      for (const s of swap.swaps) lines[s.line]![s.pos] = s.c;
+      fixes += swap.swaps.length;
     } else if (best) {
       for (const [i, c] of best.changes) lines[positions[i]![0]]![positions[i]![1]] = c;
       fixes += best.changes.length;
