@@ -372,6 +372,27 @@ describe('operator dashboard in a real browser (Debian chromium, playwright-core
     });
   });
 
+  it('the liveness page stops on a refusal the daemon did not ask to be retried (a 503 with no Retry-After)', async () => {
+    await withFakeCamera(async (page) => {
+      // The daemon's answer when the liveness module is switched off, given to every frame.
+      let frames = 0;
+      await page.route('**/liveness/sessions/*/frame', async (route) => {
+        frames++;
+        await route.fulfill({
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ statusCode: 503, code: 'MODULE_DISABLED', error: 'Service Unavailable', message: 'the liveness module is switched off' }),
+        });
+      });
+      await page.click('button:has-text("Start a session")');
+      await page.locator('[role=alert]', { hasText: 'MODULE_DISABLED' }).waitFor({ timeout: 20_000 });
+      await page.locator('button:has-text("Start a session"):not([disabled])').waitFor({ timeout: 10_000 });
+      await new Promise((r) => setTimeout(r, 2_000));
+      assert.equal(frames, 1, 'one frame sent, none retried');
+      assert.doesNotMatch((await page.locator('[role=alert]').textContent())!, /retrying/);
+    });
+  });
+
   it('the liveness page waits out 503 BUSY as Retry-After asks and still reaches a verdict', async () => {
     await withFakeCamera(async (page, errors) => {
       const release = await holdLivenessSlots();
