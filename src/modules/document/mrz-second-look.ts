@@ -1,42 +1,11 @@
-import { MRZ_ALPHABET, pickFormat } from './mrz-format.js';
+import { pickFormat } from './mrz-format.js';
 import { parseMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
-import { alignLine, fuse, type AlignedSlot, type TimedAlignment } from './mrz-slots.js';
+import { alignLine, fuse, type TimedAlignment } from './mrz-slots.js';
 import { alignSpan, rereadCuts, type RereadCut } from './mrz-reread.js';
 import { namesLineInDoubt } from './mrz-names-choice.js';
 import { windowCuts, type RowsLost } from './mrz-row-windows.js';
 import { MORE_PASSES, TIGHT_PASS, type ReadRows, type RowRead } from './mrz-read-passes.js';
-
-/** One read of a row, aligned to the layout, and whether it is a second look (a crop of part of the row, or the whole row) that decoded no filler. */
-export interface AlignedRead {
-  slots: AlignedSlot[];
-  blindToFillers: boolean;
-}
-
-const FILLER = MRZ_ALPHABET.length - 1;
-
-/**
- * A row's reads with the evidence of crops blind to fillers left out where another read saw one.
- * A crop of part of a row holding few or no letters (a stretch of a names row's padding, in
- * windows or around a doubtful character) is read poorly by the recogniser, which was trained on
- * text: it decodes the chevrons as `A`, `K`, `S` or nothing (`KKA` for five fillers, `AAAA…` for
- * sixteen), and two passes of such a crop outvote a first read that had them right. Measured
- * against the truth on 350 documents (development seeds 1227463430, and 1232213164 under every
- * real-capture condition): at positions the row's first read read as a filler, a crop that decoded
- * no filler was wrong and the first read right 135 times, the other way round 6; in rows read in
- * windows (no first read), such crops misread 1,200 of 1,338 fillers. So where any other read of a
- * position (the first read, or a crop that did decode fillers) reads a filler, a crop that decoded
- * none does not count there; elsewhere (a document number's digits, say) it counts as before.
- * The same holds for the whole row read again: where the first read read a filler, such a read
- * was wrong and the first read right 82 times, the other way round once (20 rows).
- */
-export function withoutBlindFillerReads(variants: AlignedRead[]): AlignedSlot[][] {
-  const sawFiller = (v: AlignedRead, k: number) => {
-    const { dist, weight } = v.slots[k]!;
-    return !v.blindToFillers && weight > 0 && dist.every((p) => p <= dist[FILLER]!);
-  };
-  return variants.map((v) => (v.blindToFillers ? v.slots.map((slot, k) => (variants.some((o) => sawFiller(o, k)) ? { dist: slot.dist, weight: 0 } : slot)) : v.slots));
-}
 
 /**
  * The reader's second look at a zone whose first read left something in doubt (a failing
@@ -73,7 +42,7 @@ export class MrzSecondLook {
         `read again ${cuts.map((c) => `${c.line}:${c.span ? `${c.span.span.start}-${c.span.span.end}` : 'row'}`).join(' ')}${windowed.lost.length ? ` (in windows: ${windowed.lost.join(',')})` : ''}`,
       );
     // A row's first read is fused with its second looks, unless it lost stretches of text.
-    const variants: AlignedRead[][] = timed.map((t, li) => (isLost(li) ? [] : [{ slots: t.slots, blindToFillers: false }]));
+    const variants = timed.map((t, li) => (isLost(li) ? [] : [t.slots]));
     const more = await Promise.all(
       MORE_PASSES.map((pass) =>
         this.readRows(
@@ -87,14 +56,13 @@ export class MrzSecondLook {
         const cut = cuts[i]!;
         const row = set[cut.line]!;
         const t = isLost(cut.line) ? ref : { ...timed[cut.line]!, cropWidth: row.cropWidth };
-        variants[cut.line]!.push({
-          slots: cut.span
+        variants[cut.line]!.push(
+          cut.span
             ? alignSpan(r.matrix, this.classIdx, r.read, r.cropWidth, { first: t.first, pitch: t.pitch, cropWidth: t.cropWidth, length }, cut.span)
             : alignLine(r.matrix, this.classIdx, r.read, length),
-          blindToFillers: !r.read.text.includes('<'),
-        });
+        );
       });
-    return variants.map((v) => fuse(withoutBlindFillerReads(v)));
+    return variants.map(fuse);
   }
 
   /**
