@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CtcMatrix } from '../../src/modules/document/ctc-decode.js';
-import { rowExtent, widthFromExtents, type SpanRead } from '../../src/modules/document/mrz-row-end.js';
+import { rowExtent, widthFromExtents, zoneFiller, type SpanCrop, type SpanRead } from '../../src/modules/document/mrz-row-end.js';
 
 /** A crop over page x [from, to], 8 pixels a timestep, that decoded a glyph centred at each of `xs`. */
 function spanRead(from: number, to: number, xs: number[], prob = 0.95): SpanRead {
@@ -66,5 +66,68 @@ describe('where a machine-readable zone row ends (issue 15: an MRV-A cut at 36 c
     assert.deepEqual(widthFromExtents([40, 40]), { width: 36, sure: false });
     assert.deepEqual(widthFromExtents([undefined, 36]), { width: 36, sure: false });
     assert.equal(rowExtent(spanRead(90, 830, []), undefined, 20), undefined);
+  });
+});
+
+/**
+ * A row drawn on white, 16 page pixels a cell, cell k centred at x = 100 + 16k: letters (a box) in
+ * cells [0, letters), fillers (a chevron) in [letters, end). `crop(from, steps, decoded)` cuts it over
+ * [from, from + 8 steps] (one crop pixel a page pixel) with a read that decoded the cells `decoded` surely.
+ */
+function drawnRow(letters: number, end: number) {
+  const H = 32;
+  const W = 1200;
+  const ink = new Uint8Array(W * H).fill(0);
+  const dot = (x: number, y: number) => {
+    for (const dx of [0, 1]) if (x + dx >= 0 && x + dx < W) ink[y * W + x + dx] = 1;
+  };
+  for (let k = 0; k < end; k++) {
+    const cx = 100 + 16 * k;
+    if (k < letters) {
+      for (let y = 6; y < 26; y++) [cx - 5, cx + 4].forEach((x) => dot(x, y));
+      for (let x = cx - 5; x <= cx + 4; x++) [6, 7, 16, 24, 25].forEach((y) => dot(x, y));
+    } else for (let y = 8; y < 24; y++) dot(cx - 4 + (y < 16 ? 16 - y : y - 15), y);
+  }
+  return (from: number, steps: number, decoded: number[]): SpanCrop => {
+    const to = from + 8 * steps;
+    const data = new Uint8Array((to - from) * H * 3).fill(255);
+    for (let y = 0; y < H; y++) for (let x = from; x < to; x++) if (ink[y * W + x]) data.fill(0, (y * (to - from) + x - from) * 3, (y * (to - from) + x - from) * 3 + 3);
+    // Cell k's centre, 100 + 16k, is timestep (100 + 16k - from - 4) / 8 of the crop.
+    const chars = decoded.map((k) => ({ cls: 1, t0: (100 + 16 * k - from - 4) / 8, t1: (100 + 16 * k - from - 4) / 8, prob: 0.95 }));
+    const text = decoded.map((k) => (k < letters ? 'X' : '<')).join('');
+    return { matrix: { steps } as CtcMatrix, read: { text, chars, confidence: 0.95 }, from, to, line: { data, width: to - from, height: H } };
+  };
+}
+
+describe("where a row ends, told by the document's own filler past what the read decoded (issue 15)", () => {
+  const range = (a: number, b: number) => Array.from({ length: b - a }, (_, i) => a + i);
+
+  // A blurred MRV-A: the read of both rows' boxes stopped in their padding, and the read past the boxes' end, a
+  // crop of padding alone, decoded nothing; the zone was read as a 36-character MRV-B.
+  it('follows the padding the reads did not decode out to a 44-character row', () => {
+    const row = drawnRow(20, 44);
+    const own = row(92, 60, range(0, 28));
+    const tail = row(540, 40, []);
+    const filler = zoneFiller([own], 16);
+    assert.ok(filler, 'the sure fillers and letters tell the filler');
+    assert.ok(Math.abs(rowExtent(own, tail, 16)! - 28) < 0.6, 'without it the row ends where its read did');
+    const extent = rowExtent(own, tail, 16, filler)!;
+    assert.ok(Math.abs(extent - 44) < 0.6, `extent ${extent}`);
+  });
+
+  // Padding that ends at 36 cells, or fades before 44, carries no sure width: the row keeps the extent its glyphs
+  // gave, which the zone's width leaves unsure, rather than a sure 36 from a run that may have stopped at a faint filler.
+  it('does not count a run of fillers that stops short of a 44-character row', () => {
+    const row = drawnRow(20, 36);
+    const own = row(92, 60, range(0, 28));
+    const tail = row(540, 40, []);
+    const extent = rowExtent(own, tail, 16, zoneFiller([own], 16))!;
+    assert.ok(Math.abs(extent - 28) < 0.6, `extent ${extent}`);
+    assert.deepEqual(widthFromExtents([extent, extent]), { width: 36, sure: false });
+  });
+
+  it('tells no filler from a read with too few sure fillers or letters', () => {
+    const row = drawnRow(20, 44);
+    assert.equal(zoneFiller([row(92, 60, range(17, 24))], 16), undefined);
   });
 });

@@ -5,7 +5,7 @@ import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, alignLineTimed, distsToText, estimateCells, fuse, mrzClassIndices, readMrzLine, type AlignedSlot } from './mrz-slots.js';
-import { rowExtent, widthFromExtents, zonePitch } from './mrz-row-end.js';
+import { rowExtent, widthFromExtents, zoneFiller, zonePitch } from './mrz-row-end.js';
 import { rowsToReadAgain } from './mrz-reread.js';
 import { mrzConfidence } from './mrz-confidence.js';
 import { namesLineInDoubt, rowSureness, surerNamesPossible, touchedPositions, withSurerNames } from './mrz-names-choice.js';
@@ -142,7 +142,8 @@ export class MrzReader {
   /**
    * Each row's extent in cells at the rows' pitch (see mrz-row-end): the rows' own reads, and
    * past the block's end `x2` a read of only the stretch up to where a 44-character row would
-   * end, with two cells before it for context. Undefined when the pitch cannot be told.
+   * end, with two cells before it for context, in which the zone's own filler is also looked
+   * for. Undefined when the pitch cannot be told.
    */
   private async rowExtents(img: RgbImage, rows: Row[], x1: number, x2: number, reads: RowRead[]): Promise<(number | undefined)[] | undefined> {
     const p = zonePitch(reads, x1, x2);
@@ -152,7 +153,10 @@ export class MrzReader {
     const tails = to > x2 + p.pitchX ? await this.readRows(img, rows, from, to) : undefined;
     // The rows' own crops were cut within the page (see readRows): their span, clamped so.
     const own = { from: Math.max(0, x1), to: Math.min(img.width - 1, x2) };
-    return reads.map((r, i) => rowExtent({ ...r, ...own }, tails ? { ...tails[i]!, from, to } : undefined, p.pitchX));
+    const owns = reads.map((r) => ({ ...r, ...own }));
+    const filler = zoneFiller(owns, p.pitchX);
+    if (this.trace) this.trace(`zone filler ${filler ? `low ${filler.fillerLow.toFixed(2)} other ${filler.otherHigh.toFixed(2)}` : 'not told'}`);
+    return owns.map((r, i) => rowExtent(r, tails ? { ...tails[i]!, from, to } : undefined, p.pitchX, filler));
   }
 
   private align(r: RowRead, length: number): AlignedSlot[] {

@@ -1,5 +1,9 @@
 import type { CtcMatrix } from './ctc-decode.js';
+import { bestShift, fillerTemplate, type CellRef, type FillerTemplate, type RowCells } from './filler-glyph.js';
+import { inkOf } from './glyph-cells.js';
+import type { LineImage } from './line-crop.js';
 import { estimateCells, type LineRead } from './mrz-slots.js';
+import { WIDTH_STEP } from './text-recognizer.js';
 
 /**
  * Where a zone's rows end. The detector often stops an MRZ row's box inside its trailing
@@ -37,24 +41,96 @@ export function zonePitch(reads: { matrix: CtcMatrix; read: LineRead }[], x1: nu
 /** A character decoded at least this surely counts as a glyph (a background's texture decodes to weak guesses). */
 const GLYPH_PROB = 0.5;
 
-/** Page x of each glyph a crop decoded (its centre timestep mapped across the crop's span). */
+/** Page x of a decoded character: its centre timestep mapped across the crop's span. */
+function pageX(r: SpanRead, c: { t0: number; t1: number }): number {
+  return r.from + (((c.t0 + c.t1) / 2 + 0.5) / r.matrix.steps) * (r.to - r.from);
+}
+
+/** Page x of each glyph a crop decoded. */
 function glyphXs(r: SpanRead): number[] {
-  return r.read.chars.filter((c) => c.prob >= GLYPH_PROB).map((c) => r.from + (((c.t0 + c.t1) / 2 + 0.5) / r.matrix.steps) * (r.to - r.from));
+  return r.read.chars.filter((c) => c.prob >= GLYPH_PROB).map((c) => pageX(r, c));
+}
+
+/** A read with the pixels of its crop. */
+export interface SpanCrop extends SpanRead {
+  line: LineImage;
+}
+
+/** A character decoded at least this surely is an exemplar of the document's filler, or (any other) a counter-example. */
+const EXEMPLAR_SURE = 0.9;
+
+/** The crop's cells, addressed by page x (the cell centred there), `pitchX` page pixels wide. */
+function cellsByPageX(r: SpanCrop, pitchX: number): RowCells {
+  const columnsPerX = (r.matrix.steps * WIDTH_STEP) / (r.to - r.from);
+  return { ink: inkOf(r.line.data, r.line.width, r.line.height), centre: (x) => (x - r.from) * columnsPerX, pitch: pitchX * columnsPerX };
+}
+
+/** The zone's filler (filler-glyph.ts) from the characters its rows' own reads decoded surely; undefined when it cannot be told from the rest. */
+export function zoneFiller(reads: SpanCrop[], pitchX: number): FillerTemplate | undefined {
+  const fillers: CellRef[] = [];
+  const others: CellRef[] = [];
+  for (const r of reads) {
+    const cells = cellsByPageX(r, pitchX);
+    const xs = r.read.chars.map((c) => pageX(r, c));
+    r.read.chars.forEach((c, i) => {
+      if (c.prob >= EXEMPLAR_SURE) (r.read.text[i] === '<' ? fillers : others).push([cells, xs[i]!]);
+    });
+  }
+  const filler = fillerTemplate(fillers, others);
+  return filler?.threshold === undefined ? undefined : filler;
+}
+
+/** Horizontal shifts (in pitches) a cell past the read's end is tried at: the pitch's error grows over the cells walked. */
+const WALK_SHIFTS = [-0.3, -0.2, -0.1, 0, 0.1, 0.2, 0.3];
+/** Cells in a row that may fail to match before a run of fillers is taken to have ended (one faint filler). */
+const MISSES_ALLOWED = 1;
+
+/**
+ * Page x of the last cell of the run of the zone's filler that goes on from `from`, a glyph's
+ * centre, cell by cell at `pitchX` through whichever crop holds each cell whole; undefined when
+ * the next cell is no filler. The recogniser reads a crop of padding alone, with no text in it,
+ * poorly (as nothing, or as `AAAA` and `4444` below the sureness of a glyph): past the end of a
+ * row's box the padding of a 44-character zone went unseen, and the zone was read as 36 wide.
+ */
+export function fillerRunEnd(from: number, crops: SpanCrop[], pitchX: number, filler: FillerTemplate): number | undefined {
+  const cells = crops.map((c) => ({ c, cells: cellsByPageX(c, pitchX) }));
+  let end: number | undefined;
+  let misses = 0;
+  // Each filler found places the next cell a pitch past it: a small error in the pitch, or a
+  // perspective view that narrows the cells along the row, would otherwise carry the walk off the glyphs.
+  for (let x = from + pitchX; misses <= MISSES_ALLOWED; x += pitchX) {
+    const holder = cells.find(({ c }) => x - pitchX / 2 >= c.from && x + pitchX / 2 <= c.to);
+    if (!holder) break;
+    const { s, shift } = bestShift(holder.cells, x, filler.template, WALK_SHIFTS);
+    if (s >= filler.threshold!) {
+      x += shift * pitchX;
+      end = x;
+      misses = 0;
+    } else misses++;
+  }
+  return end;
 }
 
 /**
  * How many cells a row spans at `pitchX`: from its first glyph in the row's own read to its
  * last glyph in that read or in the read past its end (`tail`, cut on from the row's end at
- * the same pitch). Undefined when the row read no glyph, or when its glyphs run on to the end
- * of what could be read (the page's edge, a tile's edge) before a 44-character row would end:
- * such a row was cut by the picture, not by its layout, and its length says nothing of the
- * zone's width (a tile's edge cut an MRV-A visa at 36 characters, which then passed every
- * check of an MRV-B).
+ * the same pitch), or to the last filler of the run that goes on from there when that run
+ * reaches a 44-character row's width (`filler`, see fillerRunEnd). Undefined when the row
+ * read no glyph, or when its glyphs run on to the end of what could be read (the page's edge,
+ * a tile's edge) before a 44-character row would end: such a row was cut by the picture, not
+ * by its layout, and its length says nothing of the zone's width (a tile's edge cut an MRV-A
+ * visa at 36 characters, which then passed every check of an MRV-B).
  */
-export function rowExtent(own: SpanRead, tail: SpanRead | undefined, pitchX: number): number | undefined {
+export function rowExtent(own: SpanRead | SpanCrop, tail: SpanRead | SpanCrop | undefined, pitchX: number, filler?: FillerTemplate): number | undefined {
   const xs = glyphXs(own);
   if (xs.length === 0) return undefined;
-  const last = Math.max(xs.at(-1)!, ...(tail ? glyphXs(tail) : []));
+  const lastGlyph = Math.max(xs.at(-1)!, ...(tail ? glyphXs(tail) : []));
+  const crops = [own, tail].filter((c): c is SpanCrop => c !== undefined && 'line' in c);
+  const runEnd = filler ? fillerRunEnd(lastGlyph, crops, pitchX, filler) : undefined;
+  // A run of fillers counts only where it carries the row into a 44-character zone's width. One
+  // that stops short says nothing sure: a faint or blurred filler ends it as blank card would,
+  // and such a run, counted, made a 44-wide visa a sure 36 with no warning.
+  const last = runEnd !== undefined && (runEnd - xs[0]!) / pitchX + 1 >= WIDE_FROM ? runEnd : lastGlyph;
   const seenTo = Math.max(own.to, tail?.to ?? -Infinity);
   const wideEnd = xs[0]! + (WIDE_CELLS - 0.5) * pitchX;
   if (seenTo < wideEnd && last > seenTo - EDGE_CELLS * pitchX) return undefined;
