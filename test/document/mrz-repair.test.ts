@@ -143,6 +143,27 @@ describe('MRZ repair: look-alikes the recogniser was sure of', () => {
     assert.deepEqual(repairMrz(FORMATS.TD1, sure(read)).lines, want);
   });
 
+  // Regression (issue 15, TD3 passports in OCR-B): an O read as 0 in the number and another in the personal
+  // number, both their checks failing; the composite, over both, held by chance, and fails after either swap alone.
+  describe('a look-alike in the number and one in the personal number', () => {
+    const passport = (num: string, pers: string) => {
+      const body = `${num}${checkDigit(num)}UTO7408122F1204159${pers}${checkDigit(pers)}`;
+      return [TD3[0]!, body + checkDigit(body.slice(0, 10) + body.slice(13, 20) + body.slice(21, 43))];
+    };
+    it('swaps both when every check over them then holds', () => {
+      const want = passport('3OGZJ7NCL', 'OKTQJ9BPS1XD4<');
+      const read = [want[0]!, set(set(want[1]!, 1, '0'), 28, '0')];
+      assert.equal(parseMrz(read)!.result.check_digits_valid, false);
+      assert.deepEqual(repairMrz(FORMATS.TD3, sure(read)).lines, want);
+    });
+
+    it('leaves them failing where another 0 in the personal number at the same weight fits as well', () => {
+      const want = passport('3OGZJ7NCL', 'OKTQJ9BPS0XD4<');
+      const read = [want[0]!, set(set(want[1]!, 1, '0'), 28, '0')];
+      assert.equal(repairMrz(FORMATS.TD3, sure(read)).lines[1], read[1]);
+    });
+  });
+
   it('needs every check over the swapped character to hold: the composite too', () => {
     // A TD3 whose number reads L8989O2C3 with its own check misprinted to fit and the composite failing: no swap.
     const num = 'L89890' + '2C3';

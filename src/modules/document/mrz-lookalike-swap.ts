@@ -41,7 +41,8 @@ function certainty(d: SlotDist, c: string): number {
  * The one look-alike swap (O for 0, I for 1, or back) in the data of `check`, failing on `lines`,
  * that makes it and every other check covering that position hold without breaking one that held,
  * however unlikely the recogniser found the swapped character; with, where the composite still
- * fails after it, the one more swap in data only the composite covers that makes it hold.
+ * fails after it, the one more swap in its data that makes it hold (data only it covers, or data
+ * whose own check failed as well and then holds too).
  * Undefined when a check digit involved is not read surely, when nothing fits, or when two fit
  * about as well. Two swaps in the check's own data are weighed too (two look-alikes in one number),
  * only where the pixels left both open (PAIR_OPEN). The caller flags nothing: a swapped character keeps its own low probability, and
@@ -86,11 +87,15 @@ export function lookAlikeSwap(format: FormatDef, lines: string[][], slots: SlotD
     const first = fit([s1]);
     if (first.holds) fits.push({ made: [s1], cost: s1.cost });
     else if (first.failing.length === 1 && first.failing[0] !== check.name) {
-      // This check holds and one check over the same character still fails (the composite, over an
-      // optional data field no other digit covers): a second swap there, if exactly one fits.
+      // This check holds and one check over the same character still fails (the composite): a
+      // second swap in its data, where no check that held covers it (an optional data field only
+      // the composite covers, or a TD3's personal number whose own check failed too: an O read
+      // as 0 in it and another in the number), and every check over the two then holds.
       const other = format.checks.find((k) => k.name === first.failing[0])!;
       if (!sureDigit(other)) continue;
-      for (const s2 of swaps(other.data, (line, pos) => covering(line, pos).length === 1)) if (fit([s1, s2]).holds) fits.push({ made: [s1, s2], cost: s1.cost + s2.cost });
+      const failedToo = (name: CheckDef['name']) => name !== check.name && !heldBefore.has(name) && sureDigit(format.checks.find((k) => k.name === name)!);
+      const open = (line: number, pos: number) => covering(line, pos).every((name) => name === other.name || failedToo(name));
+      for (const s2 of swaps(other.data, open)) if (fit([s1, s2]).holds) fits.push({ made: [s1, s2], cost: s1.cost + s2.cost });
     }
   }
   // Two look-alikes in the same data (a number's `OO` read `00`): with weights 7, 3, 1 a pair of
