@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CtcMatrix } from '../../src/modules/document/ctc-decode.js';
-import { rowExtent, widthFromExtents, zoneFiller, zonePitch, type SpanCrop, type SpanRead } from '../../src/modules/document/mrz-row-end.js';
+import { rowExtent, widthFromExtents, zoneFiller, type SpanCrop, type SpanRead } from '../../src/modules/document/mrz-row-end.js';
 
 /** A crop over page x [from, to], 8 pixels a timestep, that decoded a glyph centred at each of `xs`. */
 function spanRead(from: number, to: number, xs: number[], prob = 0.95): SpanRead {
@@ -129,23 +129,5 @@ describe("where a row ends, told by the document's own filler past what the read
   it('tells no filler from a read with too few sure fillers or letters', () => {
     const row = drawnRow(20, 44);
     assert.equal(zoneFiller([row(92, 60, range(17, 24))], 16), undefined);
-  });
-});
-
-describe("a zone's pitch (issue 15)", () => {
-  /** A read over 120 timesteps of `n` letters `gap` steps apart, each read with probability `prob`. */
-  const row = (n: number, gap: number, prob: number) => {
-    const chars = Array.from({ length: n }, (_, i) => ({ cls: 1, t0: 3 + Math.round(i * gap), t1: 3 + Math.round(i * gap), prob }));
-    return { matrix: { steps: 120 } as CtcMatrix, read: { text: 'X'.repeat(n), chars, confidence: prob } };
-  };
-
-  // A blurred MRV-A: the names row read as `VG89N699E4` (ten weak guesses cells apart) beside a number row
-  // read surely. The garbled row's pitch, half again too wide, had the other row's padding end at 27 cells.
-  it("takes the pitch of the row read surely, not a garbled row's", () => {
-    const sure = row(30, 3.4, 0.95);
-    const garbled = row(10, 5.2, 0.3);
-    const p = zonePitch([garbled, sure], 0, 960)!;
-    assert.ok(Math.abs(p.pitchX - 3.4 * 8) < 1, `pitch ${p.pitchX}`);
-    assert.ok(Math.abs(zonePitch([sure, garbled], 0, 960)!.pitchX - p.pitchX) < 1e-9, 'whatever the rows order');
   });
 });

@@ -126,7 +126,7 @@ export class MrzReader {
 
   /**
    * The rows re-read with the block lengthened on the right to hold `target` characters at the
-   * pitch the rows were read at (zonePitch: that of the row read most surely; a names row of
+   * pitch the rows were read at (the median of those whose pitch can be told: a names row of
    * merged fillers has too few adjacent characters to tell it); undefined when the pitch
    * cannot be told or the block already holds nearly that many. `reads` were cut over [x1, x2];
    * the new reads are cut over [x1, to].

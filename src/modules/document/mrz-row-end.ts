@@ -2,7 +2,7 @@ import type { CtcMatrix } from './ctc-decode.js';
 import { bestShift, fillerTemplate, type CellRef, type FillerTemplate, type RowCells } from './filler-glyph.js';
 import { inkOf } from './glyph-cells.js';
 import type { LineImage } from './line-crop.js';
-import { charPitch, estimateCells, type LineRead } from './mrz-slots.js';
+import { estimateCells, type LineRead } from './mrz-slots.js';
 import { WIDTH_STEP } from './text-recognizer.js';
 
 /**
@@ -25,22 +25,17 @@ export interface SpanRead {
 
 /**
  * The zone's pitch along x (page pixels a character) and how many cells its crops over
- * [x1, x2] hold, from the row whose pitch rests on the most adjacent pairs of glyphs read
- * surely (a names row of merged fillers has too few adjacent characters to tell it);
- * undefined when no row's can be told. Not the rows' median: of two rows, one garbled (a
- * glare, a blurred names row read as `VG89N699E4`) decodes its few characters cells apart,
- * and its pitch, half again too wide, made the other row's padding end at 27 cells.
+ * [x1, x2] hold: the median of the rows whose pitch can be told (a names row of merged
+ * fillers has too few adjacent characters to tell it); undefined when none can.
  */
 export function zonePitch(reads: { matrix: CtcMatrix; read: LineRead }[], x1: number, x2: number): { cells: number; pitchX: number } | undefined {
-  const told: { cells: number; pitchX: number; surePairs: number }[] = [];
+  const told: { cells: number; pitchX: number }[] = [];
   for (const r of reads) {
     const cells = estimateCells(r.matrix, r.read);
-    const surePairs = charPitch(r.read)?.surePairs ?? 0;
-    if (cells !== undefined && cells >= 2) told.push({ cells, pitchX: ((r.matrix.steps - 6) / (cells - 1)) * ((x2 - x1) / r.matrix.steps), surePairs });
+    if (cells !== undefined && cells >= 2) told.push({ cells, pitchX: ((r.matrix.steps - 6) / (cells - 1)) * ((x2 - x1) / r.matrix.steps) });
   }
   if (told.length === 0) return undefined;
-  const { cells, pitchX } = told.sort((a, b) => b.surePairs - a.surePairs || a.pitchX - b.pitchX)[0]!;
-  return { cells, pitchX };
+  return told.sort((a, b) => a.pitchX - b.pitchX)[Math.floor(told.length / 2)]!;
 }
 
 /** A character decoded at least this surely counts as a glyph (a background's texture decodes to weak guesses). */

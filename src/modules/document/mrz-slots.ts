@@ -184,7 +184,7 @@ export function alignLineTimed(m: CtcMatrix, classIdx: number[], read: LineRead,
     const fit = lineFit(centers.map((c, k) => [k, c] as const));
     return { slots: chars.map((c) => ({ dist: windowDist(m, classIdx, c.t0, c.t1), weight: 1 })), owner: chars.map((_, i) => i), first: fit?.first ?? first, pitch: fit?.pitch ?? pitch };
   }
-  const owner = assign(read, length, m.steps, charPitch(read)?.pitch ?? pitch);
+  const owner = assign(read, length, m.steps, charPitch(read) ?? pitch);
   // The timing of the positions, fitted to the placed letters and digits (a merged run of
   // fillers is centred on no one cell), where gaps are read and cells cut.
   const placed = owner.flatMap((ci, k) => (ci === undefined ? [] : [[k, ci] as const]));
@@ -226,35 +226,31 @@ const MIN_PAIRS = 6;
  * Undefined when too few adjacent pairs were decoded to tell.
  */
 export function estimateCells(m: CtcMatrix, read: LineRead): number | undefined {
-  const pitch = charPitch(read)?.pitch;
+  const pitch = charPitch(read);
   return pitch === undefined ? undefined : (m.steps - 6) / pitch + 1;
 }
-
-/** A character decoded at least this surely is a glyph, not a guess at texture or a garbled stretch. */
-const SURE_GLYPH = 0.5;
 
 /**
  * The row's character pitch in timesteps, from adjacent decoded letters and digits
  * (fillers are left out: CTC merges their runs, so two decoded fillers may be cells
- * apart), and how many of the pairs it rests on are two glyphs read surely. Undefined
- * when too few adjacent pairs were decoded to tell.
+ * apart). Undefined when too few adjacent pairs were decoded to tell.
  */
-export function charPitch(read: LineRead): { pitch: number; surePairs: number } | undefined {
+function charPitch(read: LineRead): number | undefined {
   const centre = (i: number) => (read.chars[i]!.t0 + read.chars[i]!.t1) / 2;
-  const gaps: { gap: number; sure: boolean }[] = [];
+  const gaps: number[] = [];
   for (let i = 1; i < read.chars.length; i++) {
     if (read.text[i] === '<' || read.text[i - 1] === '<') continue;
-    gaps.push({ gap: centre(i) - centre(i - 1), sure: read.chars[i]!.prob >= SURE_GLYPH && read.chars[i - 1]!.prob >= SURE_GLYPH });
+    gaps.push(centre(i) - centre(i - 1));
   }
   if (gaps.length < MIN_PAIRS) return undefined;
   // The pitch is a fraction of a timestep's multiple (3.4 steps a character is common), and
   // each gap is a whole number of steps: their median is off by up to half a step, which on
   // a 36-character row moves the estimate past 40 and turns an MRV-B into a 44-wide layout.
   // The mean of the gaps, without those that span a lost character, keeps the fraction.
-  const median = gaps.map((g) => g.gap).sort((x, y) => x - y)[Math.floor(gaps.length / 2)]!;
-  const kept = gaps.filter((g) => g.gap > 0 && g.gap < 1.5 * median);
-  const pitch = kept.reduce((s, g) => s + g.gap, 0) / Math.max(1, kept.length);
-  return pitch > 0 ? { pitch, surePairs: kept.filter((g) => g.sure).length } : undefined;
+  const median = [...gaps].sort((x, y) => x - y)[Math.floor(gaps.length / 2)]!;
+  const kept = gaps.filter((g) => g > 0 && g < 1.5 * median);
+  const pitch = kept.reduce((s, g) => s + g, 0) / Math.max(1, kept.length);
+  return pitch > 0 ? pitch : undefined;
 }
 
 /** The most probable character per position (for logs and raw text). */
