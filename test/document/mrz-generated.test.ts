@@ -198,6 +198,13 @@ describe('generated ICAO 9303 documents: zones that were not found or read as an
     assert.equal(format, 'MRVA');
     assert.deepEqual(wrongFields(got, want), [], got?.raw_mrz.join(' / '));
   });
+
+  // Regression (issue 15): a low-resolution, blurred MRV-A whose boxes ended in the padding; the reads past their end, crops of
+  // padding alone, decoded `544444…` and `0125` below a glyph's sureness, and the zone was read as a 36-character MRV-B. The
+  // zone's own filler, followed cell by cell past the reads' end, finds both rows 44 wide (mrz-row-end.ts).
+  it("reads a visa whose padding past the rows' boxes the recogniser did not decode as 44 wide", async () => {
+    await assertReadRight(798846991, [[71, 'MRVA']]);
+  });
 });
 
 describe('OCR-B glyph evidence on generated documents (real PP-OCRv4 models)', () => {
