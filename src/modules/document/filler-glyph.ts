@@ -15,7 +15,7 @@ import { normalise } from './ocrb-templates.js';
 const GW = 10;
 const GH = 20;
 /** Horizontal shifts a cell is tried at, in pitches. */
-export const NEAR_SHIFTS = [-0.15, -0.075, 0, 0.075, 0.15];
+const NEAR_SHIFTS = [-0.15, -0.075, 0, 0.075, 0.15];
 const MIN_FILLERS = 6;
 const MIN_OTHERS = 4;
 /** The sure fillers' low end (this quantile of their correlation with the template) must clear the best sure non-filler by this much. */

@@ -65,8 +65,11 @@ function cellsByPageX(r: SpanCrop, pitchX: number): RowCells {
   return { ink: inkOf(r.line.data, r.line.width, r.line.height), centre: (x) => (x - r.from) * columnsPerX, pitch: pitchX * columnsPerX };
 }
 
+/** A filler template with the correlation from which a cell matches it. */
+export type ToldFiller = FillerTemplate & { threshold: number };
+
 /** The zone's filler (filler-glyph.ts) from the characters its rows' own reads decoded surely; undefined when it cannot be told from the rest. */
-export function zoneFiller(reads: SpanCrop[], pitchX: number): FillerTemplate | undefined {
+export function zoneFiller(reads: SpanCrop[], pitchX: number): ToldFiller | undefined {
   const fillers: CellRef[] = [];
   const others: CellRef[] = [];
   for (const r of reads) {
@@ -77,7 +80,7 @@ export function zoneFiller(reads: SpanCrop[], pitchX: number): FillerTemplate | 
     });
   }
   const filler = fillerTemplate(fillers, others);
-  return filler?.threshold === undefined ? undefined : filler;
+  return filler?.threshold === undefined ? undefined : { ...filler, threshold: filler.threshold };
 }
 
 /** Horizontal shifts (in pitches) a cell past the read's end is tried at: the pitch's error grows over the cells walked. */
@@ -92,7 +95,7 @@ const MISSES_ALLOWED = 1;
  * poorly (as nothing, or as `AAAA` and `4444` below the sureness of a glyph): past the end of a
  * row's box the padding of a 44-character zone went unseen, and the zone was read as 36 wide.
  */
-export function fillerRunEnd(from: number, crops: SpanCrop[], pitchX: number, filler: FillerTemplate): number | undefined {
+export function fillerRunEnd(from: number, crops: SpanCrop[], pitchX: number, filler: ToldFiller): number | undefined {
   const cells = crops.map((c) => ({ c, cells: cellsByPageX(c, pitchX) }));
   let end: number | undefined;
   let misses = 0;
@@ -102,7 +105,7 @@ export function fillerRunEnd(from: number, crops: SpanCrop[], pitchX: number, fi
     const holder = cells.find(({ c }) => x - pitchX / 2 >= c.from && x + pitchX / 2 <= c.to);
     if (!holder) break;
     const { s, shift } = bestShift(holder.cells, x, filler.template, WALK_SHIFTS);
-    if (s >= filler.threshold!) {
+    if (s >= filler.threshold) {
       x += shift * pitchX;
       end = x;
       misses = 0;
@@ -121,7 +124,7 @@ export function fillerRunEnd(from: number, crops: SpanCrop[], pitchX: number, fi
  * by its layout, and its length says nothing of the zone's width (a tile's edge cut an MRV-A
  * visa at 36 characters, which then passed every check of an MRV-B).
  */
-export function rowExtent(own: SpanRead | SpanCrop, tail: SpanRead | SpanCrop | undefined, pitchX: number, filler?: FillerTemplate): number | undefined {
+export function rowExtent(own: SpanRead | SpanCrop, tail: SpanRead | SpanCrop | undefined, pitchX: number, filler?: ToldFiller): number | undefined {
   const xs = glyphXs(own);
   if (xs.length === 0) return undefined;
   const lastGlyph = Math.max(xs.at(-1)!, ...(tail ? glyphXs(tail) : []));
