@@ -205,6 +205,14 @@ describe('generated ICAO 9303 documents: zones that were not found or read as an
   it("reads a visa whose padding past the rows' boxes the recogniser did not decode as 44 wide", async () => {
     await assertReadRight(798846991, [[71, 'MRVA']]);
   });
+
+  // Regressions (issue 15): TD1 cards whose names row read `ITZ<<QOUK…` for `NITZ<<QOUK…` and `RAAM<<…` for `TRAAM<<…`,
+  // placed one position early; the zone's two other rows draw its left edge, which says where its first position is
+  // (mrz-row-start.ts).
+  it('reads cards whose names row lost its first letter in place', async () => {
+    await assertReadRight(610185084, [[348, 'TD1']]);
+    await assertReadRight(477989392, [[115, 'TD1']]);
+  });
 });
 
 describe('OCR-B glyph evidence on generated documents (real PP-OCRv4 models)', () => {

@@ -77,6 +77,26 @@ describe('MRZ alignment to the layout length', () => {
   });
 });
 
+describe("MRZ alignment held to a sibling row's start (issue 15)", () => {
+  // A TD1 names row cut a cell narrower on the left than its siblings, its first letter at the crop's
+  // very edge and lost: alone, its second letter is placed first and a filler added at the end (`EIRD<<…`).
+  const row = 'CEIRD<<<<<<<<<<<<<<<<<<<<<<<<<';
+  const m = matrix(row, 3, { lead: -3, drop: [0], mergeFillers: true });
+
+  it('places a row that lost its first character one position early on its own', () => {
+    const read = readMrzLine(m, IDX);
+    assert.equal(read.text[0], 'E');
+    assert.equal(distsToText(alignLine(m, IDX, read, 30).map((s) => s.dist)).slice(0, 4), 'EIRD');
+  });
+
+  it('leaves its first position open where a sibling row says where it is', () => {
+    const read = { ...readMrzLine(m, IDX), startAt: 1.5 - 3 };
+    const slots = alignLine(m, IDX, read, 30);
+    assert.equal(distsToText(slots.map((s) => s.dist)).slice(1), row.slice(1));
+    assert.ok(slots[0]!.weight < 1, 'the first position is read from before the first character');
+  });
+});
+
 describe('MRZ plausibility and the document_scanned payload', () => {
   it('rejects text forced into a layout: no ICAO document letter, impossible dates, no fillers', () => {
     const real = parseMrz(['I<UTOD231458907<<<<<<<<<<<<<<<', '7408122F1204159UTO<<<<<<<<<<<6', 'ERIKSSON<<ANNA<MARIA<<<<<<<<<<'])!;

@@ -6,6 +6,7 @@ import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, alignLineTimed, distsToText, estimateCells, fuse, mrzClassIndices, readMrzLine, type AlignedSlot } from './mrz-slots.js';
 import { rowExtent, widthFromExtents, zoneFiller, zonePitch } from './mrz-row-end.js';
+import { lostStarts } from './mrz-row-start.js';
 import { rowsToReadAgain } from './mrz-reread.js';
 import { mrzConfidence } from './mrz-confidence.js';
 import { namesLineInDoubt, rowSureness, surerNamesPossible, touchedPositions, withSurerNames } from './mrz-names-choice.js';
@@ -280,7 +281,15 @@ export class MrzReader {
   private async parseSet(img: RgbImage, source: SourceView, set: RowRead[], td1 = false, width?: 36 | 44): Promise<MrzReading | undefined> {
     const length = set.length === 3 ? 30 : (width ?? (nearestLength(set) === 44 ? 44 : 36));
     if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
-    const timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
+    let timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
+    // A row whose read lost its first character is held to where its siblings start (mrz-row-start.ts):
+    // its read carries that start, so every stage that aligns it (cells, glyphs, re-reads) places it alike.
+    const starts = lostStarts(set.map((r, i) => ({ quad: r.quad, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch, decoded: r.read.chars.length })));
+    if (starts.some((s) => s !== undefined)) {
+      if (this.trace) this.trace(`rows started late ${starts.map((s) => s?.toFixed(1) ?? '-').join(',')}`);
+      set = set.map((r, i) => (starts[i] === undefined ? r : { ...r, read: { ...r.read, startAt: starts[i] } }));
+      timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
+    }
     let slots: SlotDist[][] = timed.map((t) => fuse([t.slots]));
     const timedRows = set.map((r, i) => ({ read: r.read, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch }));
     const windowed = rowsLostInStretches(timedRows, length);

@@ -18,6 +18,11 @@ export interface LineRead {
   /** Mean character probability. */
   confidence: number;
   chars: CtcChar[];
+  /**
+   * The timestep the row's first position is centred at, where a sibling row tells it and the
+   * row's own read lost its first character (mrz-row-start.ts): its alignment then holds to it.
+   */
+  startAt?: number;
 }
 
 /** Class indices of the MRZ alphabet in the recogniser's dictionary (blank = 0). */
@@ -83,6 +88,12 @@ const COST = {
   dropSure: 1.4,
   /** Weight of the absolute timing prior (first position near step 1.5, last 4.5 steps before the end). */
   absolute: 0.25,
+  /**
+   * Weight of the first position's timing where a sibling row tells it (LineRead.startAt):
+   * placing the first character read one cell from it costs more than leaving a position
+   * before it empty (`lead`).
+   */
+  sibling: 2,
 };
 /** How many decoded characters, and positions, one step of the assignment may skip. */
 const MAX_SKIP_CHARS = 3;
@@ -109,6 +120,7 @@ function assign(read: LineRead, length: number, steps: number, pitch: number): (
   const owner: (number | undefined)[] = new Array<number | undefined>(length).fill(undefined);
   if (n === 0) return owner;
   const filler = (i: number) => read.text[i] === '<';
+  const start = read.startAt === undefined ? { at: 1.5, weight: COST.absolute } : { at: read.startAt, weight: COST.sibling };
   const drop = (i: number) => COST.drop + COST.dropSure * read.chars[i]!.prob;
   const dropped = new Float64Array(n + 1); // dropped[i]: cost of dropping characters 0..i-1
   for (let i = 0; i < n; i++) dropped[i + 1] = dropped[i]! + drop(i);
@@ -119,7 +131,7 @@ function assign(read: LineRead, length: number, steps: number, pitch: number): (
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < length; k++) {
       // Character i first placed: the characters before it dropped, the positions before it empty.
-      let best = dropped[i]! + k * (filler(i) ? COST.leadFiller : COST.lead) + COST.absolute * sq((onset[i]! - (1.5 + k * pitch)) / pitch);
+      let best = dropped[i]! + k * (filler(i) ? COST.leadFiller : COST.lead) + start.weight * sq((onset[i]! - (start.at + k * pitch)) / pitch);
       let arg = -1;
       for (let j = Math.max(0, i - MAX_SKIP_CHARS); j < i; j++) {
         const skipChars = dropped[i]! - dropped[j + 1]!;
