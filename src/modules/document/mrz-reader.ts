@@ -282,8 +282,9 @@ export class MrzReader {
     const length = set.length === 3 ? 30 : (width ?? (nearestLength(set) === 44 ? 44 : 36));
     if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
     let timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
-    // A row whose read lost its first character is held to where its siblings start (mrz-row-start.ts):
-    // its read carries that start, so every stage that aligns it (cells, glyphs, re-reads) places it alike.
+    // A TD1 row whose read lost its first character is held to the left edge its two siblings draw
+    // (mrz-row-start.ts): its read carries that start, so every stage that aligns it (cells, glyphs,
+    // re-reads) places it alike.
     const starts = lostStarts(set.map((r, i) => ({ quad: r.quad, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch, decoded: r.read.chars.length })));
     if (starts.some((s) => s !== undefined)) {
       if (this.trace) this.trace(`rows started late ${starts.map((s) => s?.toFixed(1) ?? '-').join(',')}`);
