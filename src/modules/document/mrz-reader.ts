@@ -5,8 +5,8 @@ import { parseMrz, type MrzResult, type ParsedMrz } from './mrz-parser.js';
 import { repairMrz, type SlotDist } from './mrz-repair.js';
 import { alignToBlock, extendRow, growAcross, mergeRows, mrzCandidates, rowGap, shiftedRow, type Row } from './mrz-locator.js';
 import { alignLine, alignLineTimed, distsToText, estimateCells, fuse, mrzClassIndices, readMrzLine, type AlignedSlot } from './mrz-slots.js';
-import { rowExtent, widthFromExtents, zoneFiller, zonePitch } from './mrz-row-end.js';
-import { lostStarts } from './mrz-row-start.js';
+import { widthFromExtents, zonePitch, zoneRowExtents } from './mrz-row-end.js';
+import { heldToLeftEdge } from './mrz-row-start.js';
 import { rowsToReadAgain } from './mrz-reread.js';
 import { mrzConfidence } from './mrz-confidence.js';
 import { namesLineInDoubt, rowSureness, surerNamesPossible, touchedPositions, withSurerNames } from './mrz-names-choice.js';
@@ -155,9 +155,11 @@ export class MrzReader {
     // The rows' own crops were cut within the page (see readRows): their span, clamped so.
     const own = { from: Math.max(0, x1), to: Math.min(img.width - 1, x2) };
     const owns = reads.map((r) => ({ ...r, ...own }));
-    const filler = zoneFiller(owns, p.pitchX);
-    if (this.trace) this.trace(`zone filler ${filler ? `low ${filler.fillerLow.toFixed(2)} other ${filler.otherHigh.toFixed(2)}` : 'not told'}`);
-    return owns.map((r, i) => rowExtent(r, tails ? { ...tails[i]!, from, to } : undefined, p.pitchX, filler));
+    return zoneRowExtents(
+      owns,
+      tails?.map((r) => ({ ...r, from, to })),
+      p.pitchX,
+    );
   }
 
   private align(r: RowRead, length: number): AlignedSlot[] {
@@ -282,13 +284,10 @@ export class MrzReader {
     const length = set.length === 3 ? 30 : (width ?? (nearestLength(set) === 44 ? 44 : 36));
     if (set.length === 3 && !td1 && nearestLength(set) !== 30) return undefined;
     let timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
-    // A TD1 row whose read lost its first character is held to the left edge its two siblings draw
-    // (mrz-row-start.ts): its read carries that start, so every stage that aligns it (cells, glyphs,
-    // re-reads) places it alike.
-    const starts = lostStarts(set.map((r, i) => ({ quad: r.quad, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch, decoded: r.read.chars.length })));
-    if (starts.some((s) => s !== undefined)) {
-      if (this.trace) this.trace(`rows started late ${starts.map((s) => s?.toFixed(1) ?? '-').join(',')}`);
-      set = set.map((r, i) => (starts[i] === undefined ? r : { ...r, read: { ...r.read, startAt: starts[i] } }));
+    // A TD1 row whose read lost its first character, held to the left edge its siblings draw (mrz-row-start.ts).
+    const held = heldToLeftEdge(set, timed);
+    if (held) {
+      set = held;
       timed = set.map((r) => alignLineTimed(r.matrix, this.classIdx, r.read, length));
     }
     let slots: SlotDist[][] = timed.map((t) => fuse([t.slots]));

@@ -140,6 +140,12 @@ export function rowExtent(own: SpanRead | SpanCrop, tail: SpanRead | SpanCrop | 
   return (last - xs[0]!) / pitchX + 1;
 }
 
+/** Each row's extent (rowExtent) from its own read and the read past its end, with the zone's own filler looked for in both. */
+export function zoneRowExtents(owns: SpanCrop[], tails: SpanCrop[] | undefined, pitchX: number): (number | undefined)[] {
+  const filler = zoneFiller(owns, pitchX);
+  return owns.map((r, i) => rowExtent(r, tails?.[i], pitchX, filler));
+}
+
 /** The widest zone's row, in cells. */
 const WIDE_CELLS = 44;
 /** A row whose last glyph lies within this many cells of the end of what was read runs on past it. */

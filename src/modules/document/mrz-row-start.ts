@@ -1,4 +1,5 @@
 import type { Point, Quad } from './geometry.js';
+import type { LineRead } from './mrz-slots.js';
 import { WIDTH_STEP } from './text-recognizer.js';
 
 /**
@@ -82,4 +83,15 @@ export function lostStarts(rows: TimedCrop[]): (number | undefined)[] {
   const out: (number | undefined)[] = [...none];
   out[i] = (edge / axis(r.quad).length) * (r.cropWidth / WIDTH_STEP) - 0.5;
   return out;
+}
+
+/**
+ * The zone's rows with a row that lost its first character carrying the left edge's start in
+ * its read (`LineRead.startAt`), so that every stage that aligns it (cells, glyphs, re-reads)
+ * places it alike; undefined when no row lost its start. `timed` is each row's first alignment.
+ */
+export function heldToLeftEdge<R extends { quad: Quad; cropWidth: number; read: LineRead }>(rows: R[], timed: { first: number; pitch: number }[]): R[] | undefined {
+  const starts = lostStarts(rows.map((r, i) => ({ quad: r.quad, cropWidth: r.cropWidth, first: timed[i]!.first, pitch: timed[i]!.pitch, decoded: r.read.chars.length })));
+  if (starts.every((s) => s === undefined)) return undefined;
+  return rows.map((r, i) => (starts[i] === undefined ? r : { ...r, read: { ...r.read, startAt: starts[i] } }));
 }
