@@ -12,7 +12,10 @@
 // test/fixtures/mrz-docs/captures.ts (a card far off in a phone frame, strong tilt, a shadow or glare
 // across the zone, infrared, ultraviolet, a flatbed scan...); without it a seed's documents are the ordinary mix.
 // `--answers F` writes every document's whole answer, one JSON line each by index, to compare two builds answer by answer.
-// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--concurrency 3] [--show 10] [--answers F]
+// `--mrz-font FAMILY` prints every MRZ in one installed font instead of the drawn one: a font the
+// reader has no glyph templates for ("Noto Mono", fonts-noto-mono) measures it on a face it never saw.
+// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--mrz-font "Noto Mono"] [--concurrency 3] [--show 10] [--answers F]
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,9 +42,21 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '3' },
     'low-light': { type: 'boolean', default: false, description: 'every document photographed in a dim room (the low-light damage forced)' },
     indices: { type: 'string', description: "read only these documents of the seed's run (comma-separated indices, as the failures print them)" },
+    'mrz-font': {
+      type: 'string',
+      description: 'print every MRZ in this font family (a held-out font the reader has no templates for, e.g. "Noto Mono" from fonts-noto-mono); the rest of each document stays the seed\'s',
+    },
     capture: { type: 'string', description: `every document under one of these real-capture conditions (comma-separated, or all): ${CAPTURES.join(',')}` },
   },
 });
+// fontconfig substitutes a missing family silently: a held-out font must really be installed.
+if (
+  values['mrz-font'] &&
+  !execFileSync('fc-list', [':', 'family'], { encoding: 'utf8' })
+    .split('\n')
+    .some((l) => l.split(',').includes(values['mrz-font']!))
+)
+  throw new Error(`--mrz-font: "${values['mrz-font']}" is not installed (fc-list : family)`);
 const INDICES = values.indices?.split(',').map(Number);
 const N = INDICES?.length ?? Number(values.n);
 const SEED = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
@@ -59,7 +74,7 @@ await app.ready();
 
 console.log(machineLine());
 console.log(
-  `generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''}${values.capture ? ` capture=${values.capture}` : ''} ${INDICES ? ` indices=${values.indices}` : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''}${values.capture ? ` --capture ${values.capture}` : ''})`,
+  `generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''}${values.capture ? ` capture=${values.capture}` : ''}${values['mrz-font'] ? ` mrz-font="${values['mrz-font']}"` : ''} ${INDICES ? ` indices=${values.indices}` : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''}${values.capture ? ` --capture ${values.capture}` : ''}${values['mrz-font'] ? ` --mrz-font "${values['mrz-font']}"` : ''})`,
 );
 
 interface Tally {
@@ -106,6 +121,7 @@ async function evaluate(i: number): Promise<void> {
   const rng = documentRng(SEED, i);
   const id = randomIdentity(rng, TYPES ? { format: rng.pick(TYPES) } : {});
   const opts: RenderOptions = values['low-light'] ? { lowLight: true } : {};
+  if (values['mrz-font']) opts.mrzFont = values['mrz-font'];
   if (CAPTURE_SET) opts.capture = rng.pick(CAPTURE_SET);
   const doc = await renderDocument(id, rng, opts);
   const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);

@@ -1,6 +1,7 @@
-// What the OCR-B glyph classifier costs an MRZ read, measured in one run on one box: generated
+// What the MRZ glyph classifier costs an MRZ read, measured in one run on one box: generated
 // documents (fresh seed, printed) are detected once, then their zone is read by two readers on the
-// app's own loaded models, one with the OCR-B templates and one without, in alternating order. The
+// app's own loaded models, one with the templates of every installed template font (OCR-B and the
+// common monospace faces) and one without, in alternating order. The
 // glyph stage's own time is taken from the reader's trace (it runs on the main thread); the reads'
 // wall times give the with/without ratio. A busy box slows both alike; only the ratios count.
 // Run: node --import tsx bench/mrz-glyph-cost.ts [--n 20] [--seed N]
@@ -14,7 +15,7 @@ import { decodeImage } from '../src/core/image-decode.js';
 import type { VigilContext } from '../src/core/context.js';
 import { MrzReader } from '../src/modules/document/mrz-reader.js';
 import { OcrEngine, workingCopy } from '../src/modules/document/ocr-engine.js';
-import { renderOcrbTemplates } from '../src/modules/document/ocrb-templates.js';
+import { renderTemplateFonts } from '../src/modules/document/ocrb-templates.js';
 import { loadOpenCv } from '../src/modules/document/opencv.js';
 import { loadDictionary, OCR_MODELS } from '../src/modules/document/plugin.js';
 import { generatedDocument } from '../test/fixtures/mrz-docs/render.js';
@@ -30,8 +31,8 @@ await app.ready();
 const vigil = (app as unknown as { vigil: VigilContext }).vigil;
 const dictionary = await loadDictionary(vigil.models, vigil.config.document.models_dir);
 const engine = new OcrEngine(await loadOpenCv(), { det: vigil.models.get(OCR_MODELS.det).runner, rec: vigil.models.get(OCR_MODELS.rec).runner }, dictionary);
-const templates = await renderOcrbTemplates();
-if (!templates) throw new Error('OCR-B is not installed (apt-get install fonts-ocr-b)');
+const templates = await renderTemplateFonts();
+if (templates.length === 0) throw new Error('no template font is installed (apt-get install fonts-ocr-b)');
 let glyphMs = 0;
 const withGlyphs = new MrzReader(
   engine,
@@ -44,7 +45,7 @@ const withGlyphs = new MrzReader(
 const without = new MrzReader(engine);
 
 console.log(machineLine());
-console.log(`MRZ glyph stage cost: ${N} generated documents, seed ${SEED} (replay: --n ${N} --seed ${SEED})`);
+console.log(`MRZ glyph stage cost: ${N} generated documents, seed ${SEED} (replay: --n ${N} --seed ${SEED}); templates: ${templates.map((t) => t.family).join(', ')}`);
 let tWith = 0;
 let tWithout = 0;
 let zones = 0;

@@ -20,10 +20,17 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(
   exit 1
 }
 
-# OCR-B, the MRZ font: the document module renders its glyph templates from it (without it the
-# MRZ is read by the recogniser alone, and the module's health detail says so).
-if [ ! -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] && command -v apt-get >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq --no-install-recommends fonts-ocr-b || echo "install.sh: could not install fonts-ocr-b; MRZ glyph classifier off" >&2
+# OCR-B, the MRZ font, and the common monospace faces some MRZs are printed in: the document
+# module renders its glyph templates from them (without any, the MRZ is read by the recogniser
+# alone, and the module's health detail says so). Only the missing packages are installed.
+MRZ_FONT_PACKAGES=""
+[ -f /usr/share/fonts/opentype/ocr-b/OCRB.otf ] || MRZ_FONT_PACKAGES="$MRZ_FONT_PACKAGES fonts-ocr-b"
+[ -f /usr/share/fonts/truetype/freefont/FreeMono.ttf ] || MRZ_FONT_PACKAGES="$MRZ_FONT_PACKAGES fonts-freefont-ttf"
+[ -f /usr/share/fonts/truetype/liberation/LiberationMono-Regular.ttf ] || MRZ_FONT_PACKAGES="$MRZ_FONT_PACKAGES fonts-liberation"
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || MRZ_FONT_PACKAGES="$MRZ_FONT_PACKAGES fonts-dejavu-core"
+if [ -n "$MRZ_FONT_PACKAGES" ] && command -v apt-get >/dev/null; then
+  # shellcheck disable=SC2086 # one word per package
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends $MRZ_FONT_PACKAGES || echo "install.sh: could not install$MRZ_FONT_PACKAGES; the MRZ glyph classifier has fewer fonts (or none)" >&2
 fi
 
 if [ "${WITH_SYSTEM_FFMPEG:-0}" = 1 ]; then

@@ -388,3 +388,35 @@ describe('OCR-B glyph evidence kept to zones in OCR-B; two look-alikes in one nu
     assert.ok(got?.warnings.includes('document_number_uncertain'), got?.warnings.join(','));
   });
 });
+
+describe("glyph evidence in the zone's own font (real PP-OCRv4 models)", () => {
+  withApp();
+
+  // Regressions (issue 15) from seed 1005539337 of the evaluation bench, read wrong on main 2f5796f,
+  // where only OCR-B had templates and zones in other monospace fonts were left to the recogniser:
+  // #204 (TD3, FreeMono) `SCHEIQRAEW` read `SCHEIORAEW`, #385 (TD3, DejaVu Sans Mono) `PHUQPHAEN`
+  // read `PHUOPHAEN`, #161 (MRV-A, DejaVu Sans Mono) `XQQJU7` read `XQQJ07`.
+  it('reads look-alikes in FreeMono and DejaVu Sans Mono with their own templates', async () => {
+    await assertReadRight(1005539337, [
+      [204, 'TD3'],
+      [385, 'TD3'],
+      [161, 'MRVA'],
+    ]);
+  });
+
+  // Guards on the zone's font (mrz-glyphs.ts, zoneFont), each read right on main and broken by a
+  // first version of the choice: OCR-B zones taken for another font, whose evidence then read a
+  // `G` as `6` or was turned off (1005539337 #109, an MRV-A whose filler-heavy names row fitted
+  // FreeMono best; 1810567290 #101, #197, TD3s whose letters Liberation Mono and DejaVu Sans Mono
+  // named a few hundredths more surely), and bold Liberation Mono zones taken for FreeMono, whose
+  // `Q` then read `O` and `D` read `0` (1810567290 #326 TD1, #327 TD2).
+  it('keeps OCR-B zones OCR-B, and tells bold Liberation Mono from FreeMono', async () => {
+    await assertReadRight(1005539337, [[109, 'MRVA']]);
+    await assertReadRight(1810567290, [
+      [101, 'TD3'],
+      [197, 'TD3'],
+      [326, 'TD1'],
+      [327, 'TD2'],
+    ]);
+  });
+});

@@ -2,7 +2,8 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { fitRow, inkOf, scoreCandidates, type Anchor } from '../../src/modules/document/glyph-cells.js';
-import { ocrbFontFile, renderOcrbTemplates, type GlyphTemplates } from '../../src/modules/document/ocrb-templates.js';
+import { zoneFont } from '../../src/modules/document/mrz-glyphs.js';
+import { OCRB_FONT, ocrbFontFile, renderTemplates, TEMPLATE_FONTS, type GlyphTemplates, type TemplateFont } from '../../src/modules/document/ocrb-templates.js';
 import { Rng } from '../fixtures/mrz-docs/identity.js';
 
 /**
@@ -13,9 +14,9 @@ import { Rng } from '../fixtures/mrz-docs/identity.js';
  */
 
 /** A row of text the way the reader crops it: 48 px high, stretched 1.15 across, with a perspective-like spacing. */
-async function renderRow(text: string, rng: Rng, capPx: number): Promise<{ rgb: Uint8Array; width: number; height: number; centres: number[]; pitch: number }> {
+async function renderRow(text: string, rng: Rng, capPx: number, font: TemplateFont = OCRB_FONT): Promise<{ rgb: Uint8Array; width: number; height: number; centres: number[]; pitch: number }> {
   const size = capPx / 0.73;
-  const advance = size * 0.722;
+  const advance = size * font.advanceEm;
   // Uneven spacing: a perspective view's pitch grows along the row by up to 6%.
   const growth = rng.range(0, 0.06);
   const xs = [...text].map((_, k) => 8 + advance * (k + (growth * k * k) / (2 * text.length)));
@@ -24,7 +25,7 @@ async function renderRow(text: string, rng: Rng, capPx: number): Promise<{ rgb: 
   // The reader warps each row level from its detected box; what is left is a slight tilt.
   const tilt = rng.range(-0.3, 0.3);
   const cells = [...text].map((c, k) => `<text x="${xs[k]!.toFixed(2)}" y="${(H * 0.68).toFixed(2)}">${c === '<' ? '&lt;' : c}</text>`).join('');
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="#e8e2d0"/><g font-family="OCR B" font-size="${size.toFixed(2)}" fill="#202020" transform="rotate(${tilt.toFixed(2)} ${W / 2} ${H / 2})">${cells}</g></svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="#e8e2d0"/><g font-family="${font.family}" font-size="${size.toFixed(2)}" fill="#202020" transform="rotate(${tilt.toFixed(2)} ${W / 2} ${H / 2})">${cells}</g></svg>`;
   const outW = Math.round((W * 48 * 1.15) / H);
   const { data } = await sharp(Buffer.from(svg)).blur(rng.range(0.6, 1.4)).resize(outW, 48, { fit: 'fill' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const rgb = new Uint8Array(data);
@@ -37,7 +38,7 @@ describe('OCR-B glyph classifier', () => {
   let templates: GlyphTemplates;
   before(async () => {
     assert.ok(ocrbFontFile(), 'OCR-B is not installed (apt-get install fonts-ocr-b; it is in .ci/apt-packages.txt)');
-    const t = await renderOcrbTemplates();
+    const t = await renderTemplates(OCRB_FONT);
     assert.ok(t, 'the OCR-B templates did not render');
     templates = t;
   });
@@ -97,5 +98,58 @@ describe('OCR-B glyph classifier', () => {
     const anchors = [...text].flatMap((c, k) => (k % 2 === 0 ? [{ k, c, x: (8 + advance * (k + 0.5)) * sx + rng.range(-2, 2) }] : []));
     const fitted = fitRow(ink, templates, advance * sx, 48 / 1.35 / 1.3, anchors);
     assert.ok(!fitted || fitted.fit < 0.75 || fitted.agreement < 0.9, `DejaVu Sans Mono fitted OCR-B at ${fitted?.fit.toFixed(2)}, agreement ${fitted?.agreement.toFixed(2)}`);
+  });
+});
+
+describe('glyph classifier in the common monospace fonts', () => {
+  const fonts: GlyphTemplates[] = [];
+  before(async () => {
+    for (const font of TEMPLATE_FONTS) {
+      const t = await renderTemplates(font);
+      assert.ok(t, `${font.family} did not render (its package is in .ci/apt-packages.txt)`);
+      fonts.push(t);
+    }
+  });
+
+  it("fits each font's damaged rows best with its own templates, and tells K from <, O from 0 and Q there", async () => {
+    const rng = new Rng(20261128);
+    const rows = ['P<UTOQUOKKONEN<<KAIK<OQSANA<<<<<<<<<<<<<<<<<', 'K0O7OK<<<0UTO8001014F3001012<<<<<<<<<<<<<<00', 'KIKKO<<OQK<KO<OO<<<<<<<<<<<<<<'];
+    for (const font of TEMPLATE_FONTS.slice(1)) {
+      let cells = 0;
+      let right = 0;
+      for (let n = 0; n < 6; n++) {
+        const text = rows[n % rows.length]!;
+        const row = await renderRow(text, rng, rng.range(9, 13), font);
+        const ink = inkOf(row.rgb, row.width, row.height);
+        const anchors: Anchor[] = [...text].flatMap((c, k) => (k % 3 === 0 ? [{ k, c, x: row.centres[k]! + rng.range(-3, 3) }] : []));
+        const pitch = row.pitch * rng.range(0.97, 1.03);
+        const fits = fonts.map((t) => ({ t, fitted: fitRow(ink, t, pitch, row.height / 1.35 / 1.3, anchors) }));
+        const best = fits.reduce((a, b) => ((b.fitted?.fit ?? -2) > (a.fitted?.fit ?? -2) ? b : a));
+        assert.equal(best.t.family, font.family, `a ${font.family} row fitted ${fits.map((f) => `${f.t.family} ${f.fitted?.fit.toFixed(2)}`).join(', ')}`);
+        const fitted = best.fitted!;
+        assert.ok(fitted.fit > 0.75, `${font.family}: fit ${fitted.fit.toFixed(2)}`);
+        [...text].forEach((c, k) => {
+          const rivals = c === 'K' || c === '<' ? ['K', '<'] : 'O0Q'.includes(c) ? ['O', '0', 'Q'] : undefined;
+          if (!rivals) return;
+          const scores = scoreCandidates(ink, best.t, fitted.geometry, fitted.variant, k, rivals);
+          cells++;
+          if (rivals.every((r) => r === c || scores.get(c)! > scores.get(r)!)) right++;
+        });
+      }
+      assert.ok(right / cells >= 0.95, `${font.family}: ${right} of ${cells} K/<, O/0/Q cells classified right`);
+    }
+  });
+
+  it('takes a zone to be in the font its surest row is printed in, and keeps OCR-B rows OCR-B', async () => {
+    const rng = new Rng(1128);
+    const text = 'P<UTOQUOKKONEN<<KAIK<OQSANA<<<<<<<<<<<<<<<<<';
+    for (const font of TEMPLATE_FONTS)
+      for (let n = 0; n < 4; n++) {
+        const row = await renderRow(text, rng, rng.range(9, 13), font);
+        const anchors: Anchor[] = [...text].flatMap((c, k) => (k % 2 === 0 ? [{ k, c, x: row.centres[k]! + rng.range(-2, 2) }] : []));
+        const probe = { ink: inkOf(row.rgb, row.width, row.height), anchors, pitch: row.pitch, capGuess: row.height / 1.35 / 1.3, loose: false };
+        const chosen = await zoneFont(fonts, [probe]);
+        assert.equal(chosen?.templates.family, font.family, `a ${font.family} row (${n})`);
+      }
   });
 });

