@@ -21,10 +21,11 @@ export const GRID_MARGIN = 3;
 export const GRID_CAP = GRID_H - 2 * GRID_MARGIN;
 
 /**
- * A font MRZ glyphs are templated in. OCR-B is the MRZ's font (ICAO 9303); a zone printed
- * otherwise (an office printer's Courier on a visa sticker or a home-made card) is most often
- * in a common monospace face, and the Debian packages named here are those faces' free
- * metric-compatible or look-alike versions.
+ * A font MRZ glyphs are templated in. OCR-B is the MRZ's font (ICAO 9303); the others are
+ * common free monospace faces (a Courier clone, Courier New's metric twin, the usual sans
+ * monospace) that a zone printed off the standard may be set in, and that the generated corpus
+ * draws. A zone in a face none of them resembles fails the stage's per-zone test and is left to
+ * the recogniser.
  */
 export interface TemplateFont {
   family: string;
