@@ -20,7 +20,7 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(
   exit 1
 }
 
-# OCR-B, the MRZ font, and the common monospace faces some MRZs are printed in: the document
+# OCR-B, the MRZ font, and three common monospace faces an MRZ may be printed in: the document
 # module renders its glyph templates from them (without any, the MRZ is read by the recogniser
 # alone, and the module's health detail says so). Only the missing packages are installed.
 MRZ_FONT_PACKAGES=""
