@@ -211,7 +211,7 @@ interface RowFit {
 
 /**
  * A row's sure characters; undefined for a row with too few of them. The stage is plain
- * JavaScript on the main thread (a zone read spends about 30 ms in it, 10% of the read), so it
+ * JavaScript on the main thread (a zone read spends about 25-40 ms in it, 15% of the read, choosing the font included), so it
  * hands the event loop back before each row and each fit, and every few cells while weighing,
  * instead of holding other requests and camera frames for the whole stage. The longest slice
  * left is one row's fit.
