@@ -214,8 +214,7 @@ interface RowFit {
  * JavaScript on the main thread (a zone read spends about 25-40 ms in it, 15% of the read,
  * choosing the font included), so it hands the event loop back before each row and each fit,
  * and every few cells while weighing, instead of holding other requests and camera frames for
- * the whole stage. The longest slice
- * left is one row's fit.
+ * the whole stage. The longest slice left is one row's fit.
  */
 async function anchorZoneRow(row: GlyphRow | undefined, line: SlotDist[], classIdx: number[]): Promise<RowAnchors | undefined> {
   await yieldToLoop();
