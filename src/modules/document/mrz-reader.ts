@@ -14,11 +14,10 @@ import { canBeMrzRow, LONG_ROW_CHARS, mrzLike, opensLikeTd1SecondRow, zoneRowsKe
 import type { OcrEngine, UprightPage } from './ocr-engine.js';
 import { REC_HEIGHT } from './text-recognizer.js';
 import type { CropOptions } from './line-crop.js';
-import { applyGlyphEvidence, type GlyphReport } from './mrz-glyphs.js';
+import { withPixelEvidence } from './mrz-pixel-evidence.js';
 import { rowLostCells, rowsLostInStretches } from './mrz-row-windows.js';
 import { FIRST_PASS, MRZ_ROW_GROWTH, TIGHT_PASS, type ReadPass, type RowRead } from './mrz-read-passes.js';
 import { MrzSecondLook } from './mrz-second-look.js';
-import { withFillerEvidence, type FillerReport } from './mrz-filler-cells.js';
 import type { GlyphTemplates } from './ocrb-templates.js';
 import { LineReadCache } from './line-read-cache.js';
 import { mrzScore, plausible } from './mrz-reading-score.js';
@@ -53,9 +52,6 @@ const SHORTER_THAN_ANY_LAYOUT = 27;
  * to replace it (see surerNamesPossible), and the read is left out.
  */
 const NAMES_SURE_ENOUGH_TO_WAIT = 0.95;
-
-/** A zone with a character read below this (or a failing check) asks for glyph evidence. */
-const GLYPH_ASK_BELOW = 0.9;
 
 /**
  * Reads a machine-readable zone: candidate blocks of rows from the detector, each
@@ -341,25 +337,9 @@ export class MrzReader {
     return alone?.parsed.result.check_digits_valid && (!fused || mrzScore(alone) > mrzScore(fused)) ? alone : fused;
   }
 
-  /** The distributions re-weighed by glyph evidence from the crops of `set` (unchanged without templates). */
+  /** The zone's pixel stages (mrz-pixel-evidence.ts); a method, so that the glyph benches can wrap it. */
   private async withGlyphs(set: RowRead[], read: SlotDist[][], length: number): Promise<SlotDist[][]> {
-    const format = pickFormat(set.length, length, read);
-    // Fillers told by the document's own filler glyph (mrz-filler-cells.ts), in any font.
-    const fillerReport: FillerReport = { fillers: 0, lifted: [] };
-    const slots = withFillerEvidence(format, set, read, this.classIdx, fillerReport);
-    if (this.trace) this.trace(`fillers ${fillerReport.fillers} low ${fillerReport.fillerLow?.toFixed(2)} other ${fillerReport.otherHigh?.toFixed(2)} lifted ${fillerReport.lifted.join(',')}`);
-    if (this.glyphs.length === 0) return slots;
-    // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
-    const unsure = slots.some((line) => line.some((d) => Math.max(...d) < GLYPH_ASK_BELOW));
-    if (!unsure && parseMrz(repairMrz(format, slots).lines)?.result.check_digits_valid) return slots;
-    const report: GlyphReport = { rows: [] };
-    const t0 = performance.now();
-    const out = await applyGlyphEvidence(this.glyphs, format, set, slots, this.classIdx, report);
-    if (this.trace)
-      this.trace(
-        `glyphs ${(performance.now() - t0).toFixed(1)} ms ${report.font ?? '-'} ${report.rows.map((r) => `fit=${r.fit.toFixed(2)} agree=${r.agreement.toFixed(2)} ${r.changed.join(',')}`).join(' | ')}`,
-      );
-    return out;
+    return withPixelEvidence(this.glyphs, this.classIdx, set, read, length, this.trace);
   }
 
   /**
