@@ -83,6 +83,24 @@ describe('OCR-B glyph classifier', () => {
     assert.ok(right / cells >= 0.97, `${right} of ${cells} K/< and O/0 cells classified right`);
   });
 
+  it("does not hold the recogniser's O-or-0 against the font where the position admits both", async () => {
+    // PP-OCR reads O and 0 by their context (a document number's OO reads 00 surely), so a sure
+    // read within the pair is no label to test the font with: an OCR-B row whose every O and 0 the
+    // recogniser swapped must still fit OCR-B, or the zone's glyph evidence, the one thing that
+    // tells the pair, is turned off. Where only one of the pair is admitted (a date's 0) the read
+    // is the format's, and a print that does not look like it still counts against the font.
+    const rng = new Rng(20261128);
+    const text = 'L0OO70O0<<<0O8O0O0OK0O0<<0OO0';
+    const row = await renderRow(text, rng, 12);
+    const ink = inkOf(row.rgb, row.width, row.height);
+    const swap = (c: string) => (c === 'O' ? '0' : c === '0' ? 'O' : c);
+    const swapped = (alt: boolean): Anchor[] => [...text].map((c, k) => ({ k, c: swap(c), x: row.centres[k]! + rng.range(-2, 2), ...(alt && swap(c) !== c ? { alt: c } : {}) }));
+    const told = fitRow(ink, templates, row.pitch, row.height / 1.35 / 1.3, swapped(true));
+    assert.ok(told && told.fit > 0.8 && told.agreement >= 0.9, `fit ${told?.fit.toFixed(2)}, agreement ${told?.agreement.toFixed(2)}`);
+    const held = fitRow(ink, templates, row.pitch, row.height / 1.35 / 1.3, swapped(false));
+    assert.ok(held && held.agreement < 0.6, `the swapped reads held as labels: agreement ${held?.agreement.toFixed(2)}`);
+  });
+
   it('fits a row in another monospace font poorly, so its evidence is left out', async () => {
     const rng = new Rng(7);
     const text = 'P<UTOKOKKONEN<<KAIK<OKSANA<<<<<<<<<<<<<<<<<<';

@@ -41,6 +41,28 @@ describe('MRZ repair: field classes', () => {
   });
 });
 
+describe("MRZ repair: a TD1 card's document code", () => {
+  // ICAO leaves the TD1 code's second character to the issuer: letters and fillers everywhere,
+  // a digit on US passport cards (C1). Nothing checks it, so only the prior settles a blurred one.
+  const code = (read: string, p: number, alt: string, q: number) => {
+    const slots = [TD1[0]!, TD1[1]!, TD1[2]!].map((l) => distsFromLine(l));
+    const d = new Float32Array(MRZ_ALPHABET.length).fill(1e-4);
+    d[MRZ_ALPHABET.indexOf(read)] = p;
+    d[MRZ_ALPHABET.indexOf(alt)] = q;
+    slots[0]![1] = d;
+    return repairMrz(FORMATS.TD1, slots).lines[0]!.slice(0, 2);
+  };
+
+  it('reads a letter the recogniser found about as likely as a digit (AC read A0 at 0.36 against 0.33)', () => {
+    assert.equal(code('0', 0.36, 'D', 0.33), 'ID');
+    assert.equal(code('0', 0.39, 'C', 0.22), 'IC');
+  });
+
+  it("keeps a digit read clearly, as a US passport card's C1", () => {
+    assert.equal(code('1', 0.85, 'I', 0.1), 'I1');
+  });
+});
+
 describe('MRZ repair: check digits', () => {
   it('fixes an O/0 confusion inside an alphanumeric document number with its check digit', () => {
     const l1 = set(TD1[0]!, 13, 'O'); // TD1 number D23145890 -> D2314589O
