@@ -296,53 +296,12 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: 
       o[i] = s === undefined ? d[i]! * Math.exp(SHARPNESS * trust * (worst - best)) : (d[i]! + CANDIDATE_FLOOR * trust) * Math.exp(SHARPNESS * trust * (s - best));
       sum += o[i]!;
     }
-    splitUntoldPairs(o, d, scores, trust);
     if (sum > 0) for (let i = 0; i < o.length; i++) o[i] = o[i]! / sum;
     const before = MRZ_ALPHABET[argmax(d)]!;
     const after = MRZ_ALPHABET[argmax(o)]!;
     if (before !== after) rowReport.changed.push(`${k}:${before}>${after}`);
   }
   return out;
-}
-
-/**
- * Within an untold pair (untoldPartner: O and 0) the odds of the fusion above are replaced by odds
- * fitted to the pair: exp(PAIR_PIXELS t (score_a - score_b)) x (p_a / p_b)^PAIR_RECOGNISER, the
- * pair's total staying the fusion's. Fitted as a logistic model to 439 traced cells whose truth
- * was O or 0 (calibration seeds 1879738899 and 257643564, 300 documents each), the recogniser's
- * log-odds weighed 0.4-0.9 beside an intercept of 3-6 towards O (it reads nearly every O and 0
- * of a number as 0, at 0.99) and about 0 without one, the templates' score difference 45-58. The
- * intercept is the corpus's share of O, so it is left out and the recogniser keeps a small say
- * where the pixels cannot tell (a DejaVu Sans Mono 0 whose inner dot blurred away correlates
- * with O 0.02 better). On the traced cells the fusion above misread 78 of 439; these odds 23,
- * the pixels alone 19. Two O read 0 at weights 7 and 3 satisfy the check digit together, so
- * nothing after this stage would catch them.
- */
-const PAIR_PIXELS = 50;
-const PAIR_RECOGNISER = 0.2;
-/** The probability below which the recogniser's pair odds are not followed further (a 0.0000 read). */
-const PAIR_FLOOR = 1e-4;
-
-/** Re-splits each untold pair's share of `o` by the pair's own odds (see PAIR_PIXELS). */
-function splitUntoldPairs(o: SlotDist, d: SlotDist, scores: Map<string, number>, trust: number): void {
-  for (const [a, sa] of scores) {
-    const b = untoldPartner(a);
-    const sb = b === undefined ? undefined : scores.get(b);
-    if (b === undefined || sb === undefined || a > b) continue;
-    const ia = MRZ_ALPHABET.indexOf(a);
-    const ib = MRZ_ALPHABET.indexOf(b);
-    const logOdds = PAIR_PIXELS * trust * (sa - sb) + PAIR_RECOGNISER * Math.log((d[ia]! + PAIR_FLOOR) / (d[ib]! + PAIR_FLOOR));
-    const total = o[ia]! + o[ib]!;
-    // Only the character the pixels favour is moved (up): where they agree with the recogniser
-    // the fusion's own odds stand, and the other one stays as unlikely as the fusion made it (a
-    // look-alike lifted there only gives a failing check digit a wrong way to hold).
-    const [fav, other] = sa >= sb ? [ia, ib] : [ib, ia];
-    const share = total / (1 + Math.exp(sa >= sb ? -logOdds : logOdds));
-    if (share > o[fav]!) {
-      o[fav] = share;
-      o[other] = total - share;
-    }
-  }
 }
 
 /** Cells scored between two hand-backs of the event loop. */
