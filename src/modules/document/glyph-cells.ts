@@ -164,7 +164,7 @@ export function charScore(t: GlyphTemplates, cell: Float32Array, c: string, vari
  * templates' 48 (between -0.5 and 0.3 in each of the four fonts; 0.4-0.9 with an intercept,
  * which absorbs its bias). PP-OCR reads the pair by its context: a document number's OO reads 00
  * at 0.99. So its sure O or 0 is no label to test a font with (anchorScore). Splitting the pair
- * by the pixels alone was tried and not kept: see docs/documents.md, "Trust".
+ * by the pixels alone was tried and not kept: see docs/documents.md, "Fusion".
  */
 const UNTOLD_PAIRS: readonly string[] = ['O0'];
 
