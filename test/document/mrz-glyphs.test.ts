@@ -1,8 +1,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { fitRow, inkOf, scoreCandidates, type Anchor } from '../../src/modules/document/glyph-cells.js';
-import { zoneFont } from '../../src/modules/document/mrz-glyphs.js';
+import { fitRow, inkOf, scoreCandidates, untoldAlt, type Anchor } from '../../src/modules/document/glyph-cells.js';
+import { pickFont, zoneFont, type FontScore } from '../../src/modules/document/mrz-glyphs.js';
 import { OCRB_FONT, ocrbFontFile, renderTemplates, TEMPLATE_FONTS, type GlyphTemplates, type TemplateFont } from '../../src/modules/document/ocrb-templates.js';
 import { Rng } from '../fixtures/mrz-docs/identity.js';
 
@@ -169,5 +169,44 @@ describe('glyph classifier in the common monospace fonts', () => {
         const chosen = await zoneFont(fonts, [probe]);
         assert.equal(chosen?.templates.family, font.family, `a ${font.family} row (${n})`);
       }
+  });
+});
+
+describe("the zone's font and its anchors' labels", () => {
+  it("forgives a sure O or 0 only where the position admits both (a document number's, not a date's)", () => {
+    assert.equal(untoldAlt('0', 'X'), 'O');
+    assert.equal(untoldAlt('O', 'X'), '0');
+    assert.equal(untoldAlt('0', 'N'), undefined);
+    assert.equal(untoldAlt('O', 'A'), undefined);
+    assert.equal(untoldAlt('Q', 'X'), undefined);
+  });
+
+  it('compares rival fonts for likeness only among those that explain the row', () => {
+    // The scores of 2119067581 #127 (MRV-B, bold Liberation Mono): DejaVu Sans Mono is likest by
+    // 0.002 but names only 89% of the anchors right, below the stage's bar.
+    const font = (family: string) => ({ family }) as GlyphTemplates;
+    const [ocrb, free, lib, dejavu] = ['OCR B', 'FreeMono', 'Liberation Mono', 'DejaVu Sans Mono'].map(font) as [GlyphTemplates, GlyphTemplates, GlyphTemplates, GlyphTemplates];
+    const scored: FontScore[] = [
+      { templates: ocrb, score: -0.851, likeness: 0.846, fit: 0.837, agreement: 0.92 },
+      { templates: free, score: -0.709, likeness: 0.857, fit: 0.862, agreement: 0.92 },
+      { templates: lib, score: -0.541, likeness: 0.913, fit: 0.914, agreement: 0.97 },
+      { templates: dejavu, score: -0.562, likeness: 0.915, fit: 0.88, agreement: 0.89 },
+    ];
+    assert.equal(pickFont(scored, ocrb)?.templates.family, 'Liberation Mono');
+    // OCR-B stays where no rival clears its margin, or where the likest is OCR-B itself.
+    assert.equal(
+      pickFont(
+        scored.map((f) => (f.templates === lib ? { ...f, score: -0.75 } : f)),
+        ocrb,
+      )?.templates.family,
+      'OCR B',
+    );
+    assert.equal(
+      pickFont(
+        scored.map((f) => (f.templates === ocrb ? { ...f, likeness: 0.95 } : f)),
+        ocrb,
+      )?.templates.family,
+      'OCR B',
+    );
   });
 });

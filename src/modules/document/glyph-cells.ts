@@ -1,4 +1,4 @@
-import { MRZ_ALPHABET } from './mrz-format.js';
+import { classAllows, MRZ_ALPHABET, type CharClass } from './mrz-format.js';
 import { GRID_CAP, GRID_H, GRID_MARGIN, GRID_W, normalise, type GlyphTemplates } from './ocrb-templates.js';
 import { luma } from '../../core/luma.js';
 
@@ -168,9 +168,15 @@ export function charScore(t: GlyphTemplates, cell: Float32Array, c: string, vari
  */
 const UNTOLD_PAIRS: readonly string[] = ['O0'];
 
-/** The character the recogniser cannot tell from c (UNTOLD_PAIRS), if any. */
-export function untoldPartner(c: string): string | undefined {
-  for (const [a, b] of UNTOLD_PAIRS) if (c === a || c === b) return c === a ? b : a;
+/**
+ * The anchor's `alt` for a character read surely at a position of class `cls`: its untold
+ * partner (UNTOLD_PAIRS) where the class admits that too, else none (a date's 0 is the format's).
+ */
+export function untoldAlt(c: string, cls: CharClass): string | undefined {
+  for (const [a, b] of UNTOLD_PAIRS) {
+    const partner = c === a ? b : c === b ? a : undefined;
+    if (partner !== undefined) return classAllows(cls, partner) ? partner : undefined;
+  }
   return undefined;
 }
 
@@ -196,7 +202,7 @@ export interface Anchor {
   c: string;
   x: number;
   /**
-   * The character's untold partner (untoldPartner) where the position admits it too: a document
+   * The character's untold partner (untoldAlt) where the position admits it too: a document
    * number's O or 0 is the recogniser's guess, a date's 0 is the format's and must look like one.
    */
   alt?: string;

@@ -1,5 +1,5 @@
 import type { CtcMatrix } from './ctc-decode.js';
-import { charScore, fitRow, inkOf, sampleCell, scoreCandidates, untoldPartner, type Anchor, type InkPlane } from './glyph-cells.js';
+import { charScore, fitRow, inkOf, sampleCell, scoreCandidates, untoldAlt, type Anchor, type InkPlane } from './glyph-cells.js';
 import type { LineImage } from './line-crop.js';
 import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import { CONFUSABLE, type SlotDist } from './mrz-repair.js';
@@ -153,7 +153,7 @@ export async function zoneFont(fonts: GlyphTemplates[], prepared: (RowAnchors | 
   for (const p of prepared) if (p && !p.loose && (!probe || glyphs(p).length > glyphs(probe).length)) probe = p;
   if (!probe || fonts.length === 1 || glyphs(probe).length < MIN_FONT_GLYPHS) return { templates: standard };
   const own = glyphs(probe);
-  const scored: { templates: GlyphTemplates; fitted: RowFit; score: number; likeness: number }[] = [];
+  const scored: (FontScore & { fitted: RowFit })[] = [];
   for (const templates of fonts) {
     const fitted = await fitAnchored(templates, probe);
     if (!fitted) continue;
@@ -165,21 +165,39 @@ export async function zoneFont(fonts: GlyphTemplates[], prepared: (RowAnchors | 
       score += labelLogLikelihood(templates, cell, a.c, variant);
       likeness += charScore(templates, cell, a.c, variant);
     }
-    scored.push({ templates, fitted, score: score / own.length, likeness: likeness / own.length });
+    scored.push({ templates, fitted, score: score / own.length, likeness: likeness / own.length, fit: fitted.fitted.fit, agreement: fitted.fitted.agreement });
     // OCR-B explains the row so well that no other font is fitted (see STANDARD_SURE).
     if (templates === standard && score / own.length > STANDARD_SURE && fitted.fitted.agreement >= MIN_AGREEMENT) break;
   }
+  return pickFont(scored, standard) ?? { templates: standard };
+}
+
+/** One font's scores on the zone's surest row (zoneFont). */
+export interface FontScore {
+  templates: GlyphTemplates;
+  /** Mean log-likelihood per character (labelLogLikelihood). */
+  score: number;
+  /** Mean correlation of the characters with their templates. */
+  likeness: number;
+  /** The row's fit in the font, and the share of its anchors the templates name right (fitRow). */
+  fit: number;
+  agreement: number;
+}
+
+/**
+ * zoneFont's choice among the fonts scored (OCR-B, `standard`, kept unless a rival clears it):
+ * the rival must also be the font the characters look most like, since a font whose letters
+ * differ more from one another (FreeMono's thin serifs) names any print's letters more surely.
+ * Only OCR-B and the fonts that explain the row by the stage's bars are compared: one that fails
+ * them cannot be the zone's, and a bold Liberation Mono zone stayed OCR-B because DejaVu Sans
+ * Mono, failing them, looked 0.002 likelier than Liberation Mono.
+ */
+export function pickFont<F extends FontScore>(scored: F[], standard: GlyphTemplates): F | undefined {
   const kept = scored.find((f) => f.templates === standard);
-  // The rival must also be the font the characters look most like: a font whose letters differ
-  // more from one another (FreeMono's thin serifs) names any print's letters more surely. Only
-  // fonts that explain the row by the stage's bars are compared: one that fails them cannot be
-  // the zone's, and a bold Liberation Mono zone stayed OCR-B because DejaVu Sans Mono, failing
-  // them, looked 0.002 likelier than Liberation Mono.
-  const explains = (f: (typeof scored)[number]) => f.fitted.fitted.fit >= MIN_FIT && f.fitted.fitted.agreement >= MIN_AGREEMENT;
-  const likest = scored.filter((f) => f === kept || explains(f)).reduce<(typeof scored)[number] | undefined>((m, f) => (!m || f.likeness > m.likeness ? f : m), undefined);
+  const explains = (f: F) => f.fit >= MIN_FIT && f.agreement >= MIN_AGREEMENT;
+  const likest = scored.filter((f) => f === kept || explains(f)).reduce<F | undefined>((m, f) => (!m || f.likeness > m.likeness ? f : m), undefined);
   const rival = likest && likest !== kept ? likest : undefined;
-  const best = rival && rival.score > (kept?.score ?? -Infinity) + FONT_MARGIN ? rival : kept;
-  return best ?? { templates: standard };
+  return rival && rival.score > (kept?.score ?? -Infinity) + FONT_MARGIN ? rival : kept;
 }
 
 /**
@@ -233,8 +251,8 @@ async function anchorZoneRow(row: GlyphRow | undefined, line: SlotDist[], classI
       if (timed.owner[k] !== undefined && d[top]! >= sure) {
         const ch = row.read.chars[timed.owner[k]!]!;
         const c = MRZ_ALPHABET[top]!;
-        const alt = untoldPartner(c);
-        out.push({ k, c, x: stepX((ch.t0 + ch.t1) / 2), ...(alt && classAllows(classes[k]!, alt) ? { alt } : {}) });
+        const alt = untoldAlt(c, classes[k]!);
+        out.push({ k, c, x: stepX((ch.t0 + ch.t1) / 2), ...(alt ? { alt } : {}) });
       }
     }
     return out;
