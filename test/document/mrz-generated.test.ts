@@ -442,3 +442,15 @@ describe("O and 0 no label against the zone's font; rival fonts; a TD1 card's do
     await assertReadRight(592044864, [[59, 'TD1']]);
   });
 });
+
+describe('a zone whose page read fails its checks read tile by tile (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regression (issue 15) from fresh seed 1346723826 of the evaluation bench, read wrong on main
+  // b872d48: #274 (TD3, DejaVu Sans Mono), whose page passes made a reading with a failing check.
+  // Tiles were read only when no pass made a reading; read at a tile's own resolution, the zone
+  // reads right.
+  it('reads the zone again tile by tile when its checks fail', async () => {
+    await assertReadRight(1346723826, [[274, 'TD3']]);
+  });
+});

@@ -188,15 +188,28 @@ export class DocumentService {
       const again = await this.mrzReader.read(level, quick.source);
       if (again && (!reading || mrzScore(again) > mrzScore(reading))) reading = again;
     }
-    reading ??= await this.readTiles(w);
+    reading = await this.orTiles(w, reading);
     reading ??= await this.readLevelled(w);
     if (!reading) throw new UnprocessableError('NO_MRZ', 'no machine-readable zone was found in "image"', { field: 'image' });
     return reading.parsed.result;
   }
 
   /**
-   * The MRZ looked for tile by tile, each detected at nearly its own resolution: the last
-   * resort when the whole page, detected at 960 pixels, showed no zone; stops at the first
+   * `reading`, or the zone read tile by tile (readTiles) where there is none or its checks fail
+   * and the tiles read it better. Rows found and cut at another scale read differently, where
+   * reading the page's same rows again gives the same characters. Before, only a page with no
+   * reading was tiled, so that a first read garbled past plausibility was rescued more often than
+   * one that came close (docs/documents.md, "Tiles").
+   */
+  private async orTiles(w: Working, reading: MrzReading | undefined): Promise<MrzReading | undefined> {
+    if (reading?.parsed.result.check_digits_valid) return reading;
+    const tiled = await this.readTiles(w);
+    return tiled && (!reading || mrzScore(tiled) > mrzScore(reading)) ? tiled : reading;
+  }
+
+  /**
+   * The MRZ looked for tile by tile, each detected at nearly its own resolution, when the whole
+   * page, detected at 960 pixels, showed no zone or none that passed its checks; stops at the first
    * tile whose zone passes its check digits. Pages the detector already saw whole at
    * full resolution have no tiles to try. A zone that runs into a tile's inner edge was cut
    * by the tiling, not by the document (an MRV-A visa cut at 36 characters passes every check
@@ -299,11 +312,12 @@ export class DocumentService {
           )
         : [],
     ]);
-    // A zone too small for the page's detector pass is looked for tile by tile, as /mrz does.
-    const reading = found?.reading ?? (enable_mrz ? await this.readTiles(w) : undefined);
+    // A zone too small for the page's detector pass, or read with a failing check, is looked for
+    // tile by tile, as /mrz does.
+    const reading = enable_mrz ? await this.orTiles(w, found?.reading) : undefined;
     const mrz = reading?.parsed.result ?? null;
     // OCR takes the MRZ rows as read, when they were read on the page the OCR reads.
-    const known = reading && found?.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
+    const known = reading && reading === found?.reading && found.prep === prep ? reading.quads.map((quad, i) => ({ quad, text: mrz!.raw_mrz[i]!, confidence: reading.lineConfidences[i]! })) : [];
     let ocr: OcrResult = { full_text: '', lines: [], confidence: 0 };
     if (enable_ocr) {
       const rest = prep.page.boxes.filter((b) => inZone(b) && !known.some((k) => insideBbox(k.quad, quadCenter(b.quad))));
