@@ -77,6 +77,41 @@ describe('MRZ alignment to the layout length', () => {
   });
 });
 
+describe('greedy decoding over the MRZ alphabet: how clearly a character won', () => {
+  // One timestep each: a chevron whose probability the recogniser's dictionary shared with a look-alike no
+  // MRZ holds (here the space), against a K; and the blank winning a tie, as before.
+  function steps(rows: [string, number][][]): CtcMatrix {
+    const classes = DICT.length;
+    const probs = new Float32Array(rows.length * classes);
+    rows.forEach((row, t) => row.forEach(([c, p]) => (probs[t * classes + DICT.indexOf(c)] = p)));
+    const kept = [BLANK, ...IDX];
+    const r = reduceLastAxis(probs, [1, rows.length, classes], kept);
+    return { steps: rows.length, best: r.argmax, bestProb: r.max, kept, keptProbs: r.kept };
+  }
+
+  it("keeps the runner-up MRZ character's probability, the blank left out", () => {
+    const read = readMrzLine(
+      steps([
+        [
+          ['<', 0.6],
+          [' ', 0.3],
+          ['K', 0.05],
+          ['', 0.05],
+        ],
+        [
+          ['', 0.45],
+          ['A', 0.45],
+          ['4', 0.1],
+        ],
+      ]),
+      IDX,
+    );
+    assert.equal(read.text, '<');
+    assert.ok(Math.abs(read.chars[0]!.prob - 0.6) < 1e-6);
+    assert.ok(Math.abs(read.chars[0]!.rival! - 0.05) < 1e-6);
+  });
+});
+
 describe("MRZ alignment held to a sibling row's start (issue 15)", () => {
   // A TD1 names row cut a cell narrower on the left than its siblings, its first letter at the crop's
   // very edge and lost: alone, its second letter is placed first and a filler added at the end (`EIRD<<…`).

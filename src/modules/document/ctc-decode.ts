@@ -11,6 +11,11 @@ export interface CtcChar {
   t1: number;
   /** Highest probability of the class over its run. */
   prob: number;
+  /**
+   * Decoding over a restricted alphabet: the most probable other character of it (the blank
+   * left out) at the timestep of `prob`, to tell how clearly the character won.
+   */
+  rival?: number;
 }
 
 /**
@@ -54,21 +59,35 @@ export function ctcGreedy(m: CtcMatrix, allowed?: readonly number[]): CtcChar[] 
   for (let t = 0; t < m.steps; t++) {
     let best = m.best[t]!;
     let bestP = m.bestProb[t]!;
+    let rival: number | undefined;
     if (candidates && columns) {
-      bestP = -1;
-      for (let i = 0; i < columns.length; i++) {
+      // The best and second-best characters (candidate 0 is the blank), then the blank against the best.
+      let second = 0;
+      let firstChar = 0;
+      for (let i = 1; i < columns.length; i++) {
         const p = m.keptProbs[t * width + columns[i]!]!;
-        if (p > bestP) {
-          bestP = p;
+        if (p > firstChar) {
+          second = firstChar;
+          firstChar = p;
           best = candidates[i]!;
-        }
+        } else if (p > second) second = p;
+      }
+      bestP = firstChar;
+      rival = second;
+      const blank = m.keptProbs[t * width + columns[0]!]!;
+      if (blank >= bestP) {
+        bestP = blank;
+        best = BLANK;
       }
     }
     if (best !== BLANK && best === prev && cur) {
       cur.t1 = t;
-      cur.prob = Math.max(cur.prob, bestP);
+      if (bestP > cur.prob) {
+        cur.prob = bestP;
+        if (rival !== undefined) cur.rival = rival;
+      }
     } else if (best !== BLANK) {
-      cur = { cls: best, t0: t, t1: t, prob: bestP };
+      cur = { cls: best, t0: t, t1: t, prob: bestP, ...(rival !== undefined ? { rival } : {}) };
       out.push(cur);
     }
     prev = best;

@@ -1,4 +1,4 @@
-import type { CtcMatrix } from './ctc-decode.js';
+import type { CtcChar, CtcMatrix } from './ctc-decode.js';
 import { bestShift, fillerTemplate, type CellRef, type FillerTemplate, type RowCells } from './filler-glyph.js';
 import { inkOf } from './glyph-cells.js';
 import type { LineImage } from './line-crop.js';
@@ -59,6 +59,17 @@ export interface SpanCrop extends SpanRead {
 /** A character decoded at least this surely is an exemplar of the document's filler, or (any other) a counter-example. */
 const EXEMPLAR_SURE = 0.9;
 
+/**
+ * How clearly a character won: its probability against its rival's (see CtcChar.rival), or its
+ * probability where there is none. The recogniser's whole dictionary shares a chevron's
+ * probability with look-alikes no MRZ holds (0.55-0.8 on a sharp 31-pixel visa whose rival
+ * MRZ character held 0.02-0.07), so a zone's padding decoded to no sure filler and the walk past
+ * its rows' boxes (fillerRunEnd) had no template.
+ */
+function sureness(c: CtcChar): number {
+  return c.rival === undefined ? c.prob : c.prob / (c.prob + c.rival);
+}
+
 /** The crop's cells, addressed by page x (the cell centred there), `pitchX` page pixels wide. */
 function cellsByPageX(r: SpanCrop, pitchX: number): RowCells {
   const columnsPerX = (r.matrix.steps * WIDTH_STEP) / (r.to - r.from);
@@ -76,7 +87,9 @@ export function zoneFiller(reads: SpanCrop[], pitchX: number): ToldFiller | unde
     const cells = cellsByPageX(r, pitchX);
     const xs = r.read.chars.map((c) => pageX(r, c));
     r.read.chars.forEach((c, i) => {
-      if (c.prob >= EXEMPLAR_SURE) (r.read.text[i] === '<' ? fillers : others).push([cells, xs[i]!]);
+      const ch = r.read.text[i]!;
+      if (sureness(c) < EXEMPLAR_SURE) return;
+      (ch === '<' ? fillers : others).push([cells, xs[i]!]);
     });
   }
   const filler = fillerTemplate(fillers, others);
