@@ -282,6 +282,25 @@ describe('MRZ repair: check digits read as fillers', () => {
   });
 });
 
+// Regression (issue 15), seed 1275317510 #208 and #204 of the evaluation bench: the K that opens a names field
+// (`VDAZEKLOOW…`) and a document number (`IDMNEKIU…`) read as the filler whose chevron it contains.
+describe('MRZ repair: fields ICAO never starts with a filler', () => {
+  it('reads the letter the recogniser saw, not a filler, first in a names field, a country code and a document number', () => {
+    const first = (format: keyof typeof FORMATS, lines: string[], li: number, pos: number) => {
+      const slots = uncertain(lines, [[li, pos, '<', 'K']]);
+      return repairMrz(FORMATS[format], slots).lines[li]![pos];
+    };
+    const td3 = ['P<UTOKRIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', TD3[1]!];
+    assert.equal(first('TD3', td3, 0, 5), 'K'); // the surname's first letter
+    assert.equal(first('TD3', ['P<KTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', TD3[1]!], 0, 2), 'K'); // the issuing state's
+    const number = 'K89890236';
+    const td1 = [`I<UTO${number}${checkDigit(number)}<<<<<<<<<<<<<<<`, TD1[1]!, TD1[2]!];
+    assert.equal(first('TD1', td1, 0, 5), 'K');
+    // Inside the fields a filler is read where it was seen: a one-letter code's padding, a name's separator.
+    assert.equal(repairMrz(FORMATS.TD3, uncertain(TD3, [[0, 13, '<', 'K']])).lines[0]![13], '<');
+  });
+});
+
 describe('MRZ repair: structure', () => {
   it('pads a names field after three fillers (a K or C read there is a filler)', () => {
     const line = [...'MUSTERMANN<<ERIKA<<<K<<K<<KK<<'];

@@ -10,9 +10,12 @@ export const MRZ_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
 /**
  * Character classes: A letters and filler, N digits, X letters, digits and filler,
  * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one),
- * D a digit or a filler (a field of digits a document may leave blank).
+ * D a digit or a filler (a field of digits a document may leave blank), L a letter and Y a
+ * letter or digit: the first character of a field ICAO prints left-aligned and never leaves
+ * empty (a country code, the document number, the primary identifier), which a filler can
+ * only follow.
  */
-export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C' | 'D';
+export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C' | 'D' | 'L' | 'Y';
 
 export type FormatName = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB' | 'FRA_CNI';
 
@@ -55,6 +58,16 @@ export function fixedChar(format: FormatDef, line: number, pos: number): string 
 
 const s = (line: number, start: number, end: number): Span => ({ line, start, end });
 
+/**
+ * The first characters of the letter fields (country codes, names) and of the document number:
+ * ICAO 9303 prints a field from its left and pads it on the right, and none of these is ever
+ * empty (a one-letter code is `D<<`), so a filler is never first. A filler read there is a
+ * misread letter (the K of `IDMNEKIU…` read as the filler whose shape it contains).
+ */
+function leadingChars(letterFields: Span[], documentNumber: Span): [Span, CharClass][] {
+  return [...letterFields.map((f): [Span, CharClass] => [s(f.line, f.start, f.start + 1), 'L']), [s(documentNumber.line, documentNumber.start, documentNumber.start + 1), 'Y']];
+}
+
 function classes(lines: number, length: number, spans: [Span, CharClass][]): CharClass[][] {
   const out = Array.from({ length: lines }, () => new Array<CharClass>(length).fill('X'));
   for (const [span, cls] of spans) for (let i = span.start; i < span.end; i++) out[span.line]![i] = cls;
@@ -94,6 +107,7 @@ function twoLine(name: FormatName, length: 44 | 36): FormatDef {
     [s(1, 20, 21), 'S'],
     [s(1, 21, 27), 'N'],
     [s(1, 27, 28), 'C'],
+    ...leadingChars([s(0, 2, 5), s(1, 10, 13), s(0, 5, length)], s(1, 0, 9)),
   ];
   if (visa) {
     fields.optional_data = s(1, 28, length);
@@ -143,6 +157,7 @@ function td1(): FormatDef {
     [s(1, 15, 18), 'A'],
     [s(1, 29, 30), 'C'],
     [s(2, 0, 30), 'A'],
+    ...leadingChars([s(0, 2, 5), s(1, 15, 18), s(2, 0, 30)], s(0, 5, 14)),
   ];
   return { name: 'TD1', lines: 3, length: 30, fields, classes: classes(3, 30, cls), checks };
 }
@@ -283,6 +298,10 @@ export function classAllows(cls: CharClass, c: string): boolean {
       return (c >= '0' && c <= '9') || c === '<';
     case 'X':
       return MRZ_ALPHABET.includes(c);
+    case 'L':
+      return c >= 'A' && c <= 'Z';
+    case 'Y':
+      return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   }
 }
 

@@ -142,9 +142,12 @@ function countryCode(slots: SlotDist[]): string {
     return best;
   };
   if (slots.every((d) => argmax(d) < 10 && d[argmax(d)]! >= CLEAR_DIGIT)) return slots.map((d) => MRZ_ALPHABET[argmax(d)]!).join('');
-  const options = slots.map((d) => {
-    const top = bestInClass(d, 'A');
+  const options = slots.map((d, k) => {
+    // A code is printed from its left: its first character is a letter (mrz-format.ts, leadingChars).
+    const cls: CharClass = k === 0 ? 'L' : 'A';
+    const top = bestInClass(d, cls);
     return [...MRZ_ALPHABET.slice(10)]
+      .filter((c) => classAllows(cls, c))
       .map((c) => ({ c, p: d[MRZ_ALPHABET.indexOf(c)]! }))
       .filter((x) => x.p >= top.p * NEAR_TIE)
       .sort((a, b) => b.p - a.p)
