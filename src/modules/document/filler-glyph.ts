@@ -70,6 +70,12 @@ function mean(cells: Float32Array[]): Float32Array {
 /** A cell of some crop. */
 export type CellRef = [RowCells, number];
 
+/** The average of cells of one glyph, each placed where it best matches their first average. */
+export function glyphTemplate(cells: CellRef[]): Float32Array {
+  const first = mean(cells.map(([r, k]) => gridCell(r, k, 0)));
+  return mean(cells.map(([r, k]) => bestShift(r, k, first).c));
+}
+
 export interface FillerTemplate {
   template: Float32Array;
   /** The sure fillers' low end and the best sure non-filler's correlation with the template. */
@@ -86,8 +92,7 @@ export interface FillerTemplate {
  */
 export function fillerTemplate(fillers: CellRef[], others: CellRef[]): FillerTemplate | undefined {
   if (fillers.length < MIN_FILLERS || others.length < MIN_OTHERS) return undefined;
-  let template = mean(fillers.map(([r, k]) => gridCell(r, k, 0)));
-  template = mean(fillers.map(([r, k]) => bestShift(r, k, template).c));
+  const template = glyphTemplate(fillers);
   const sIn = fillers.map(([r, k]) => bestShift(r, k, template).s).sort((a, b) => a - b);
   const fillerLow = sIn[Math.floor(FILLER_LOW_QUANTILE * sIn.length)]!;
   const otherHigh = Math.max(...others.map(([r, k]) => bestShift(r, k, template).s));

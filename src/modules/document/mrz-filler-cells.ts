@@ -1,4 +1,4 @@
-import { bestShift, fillerTemplate, type CellRef, type RowCells } from './filler-glyph.js';
+import { bestShift, fillerTemplate, glyphTemplate, type CellRef, type RowCells } from './filler-glyph.js';
 import { inkOf } from './glyph-cells.js';
 import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import type { GlyphRow } from './mrz-glyphs.js';
@@ -31,6 +31,8 @@ export interface FillerReport {
   fillerLow?: number;
   otherHigh?: number;
   lifted: string[];
+  /** Cells that matched the filler yet matched the document's own glyph of their character better. */
+  kept: string[];
 }
 
 /** The zone's distributions with fillers lifted where the cells match the document's own filler (the input is not changed). */
@@ -62,11 +64,17 @@ export function withFillerEvidence(format: FormatDef, rows: (GlyphRow | undefine
   });
   const fillers: CellRef[] = [];
   const others: CellRef[] = [];
+  const otherChars: number[] = [];
   slots.forEach((line, li) =>
     line.forEach((d, k) => {
       const r = cut[li];
       if (!r || r.owner[k] === undefined || Math.max(...d) < EXEMPLAR_SURE) return;
-      (argmax(d) === FILLER ? fillers : others).push([r, k]);
+      const c = argmax(d);
+      if (c === FILLER) fillers.push([r, k]);
+      else {
+        others.push([r, k]);
+        otherChars.push(c);
+      }
     }),
   );
   if (report) report.fillers = fillers.length;
@@ -75,13 +83,22 @@ export function withFillerEvidence(format: FormatDef, rows: (GlyphRow | undefine
   const { template, fillerLow, otherHigh, threshold } = filler;
   if (report) Object.assign(report, { fillerLow, otherHigh });
   if (threshold === undefined) return slots;
+  const ownGlyph = ownGlyphs(others, otherChars, template, threshold);
   return slots.map((line, li) => {
     const r = cut[li];
     if (!r) return line;
     return line.map((d, k) => {
       if (argmax(d) === FILLER && d[FILLER]! >= LIFT) return d;
       if (!classAllows(format.classes[li]![k]!, '<')) return d;
-      if (bestShift(r, k, template).s < threshold) return d;
+      const asFiller = bestShift(r, k, template).s;
+      if (asFiller < threshold) return d;
+      // A K is a filler with a stem: the filler's likeness alone cannot tell the two apart
+      // (a K's cell scores as high as the sure fillers' low end), its own letter can.
+      const own = ownGlyph(argmax(d));
+      if (own && bestShift(r, k, own).s >= asFiller) {
+        report?.kept.push(`${li}:${k}:${MRZ_ALPHABET[argmax(d)]}`);
+        return d;
+      }
       const o = new Float32Array(d.length);
       for (let i = 0; i < o.length; i++) o[i] = d[i]! * (1 - LIFT);
       o[FILLER] = o[FILLER]! + LIFT;
@@ -89,4 +106,20 @@ export function withFillerEvidence(format: FormatDef, rows: (GlyphRow | undefine
       return o;
     });
   });
+}
+
+/**
+ * The document's own glyph of each character it read surely, from the sure cells that do not
+ * match its filler (a padding run read surely as K or A is no exemplar of the letter); built
+ * on first use.
+ */
+function ownGlyphs(others: CellRef[], chars: number[], filler: Float32Array, threshold: number): (c: number) => Float32Array | undefined {
+  const made = new Map<number, Float32Array | undefined>();
+  return (c) => {
+    if (!made.has(c)) {
+      const cells = others.filter(([r, k], i) => chars[i] === c && bestShift(r, k, filler).s < threshold);
+      made.set(c, cells.length ? glyphTemplate(cells) : undefined);
+    }
+    return made.get(c);
+  };
 }

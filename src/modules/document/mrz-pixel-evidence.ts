@@ -19,9 +19,12 @@ const GLYPH_ASK_BELOW = 0.9;
 export async function withPixelEvidence(glyphs: GlyphTemplates[], classIdx: number[], set: RowRead[], read: SlotDist[][], length: number, trace?: (msg: string) => void): Promise<SlotDist[][]> {
   const format = pickFormat(set.length, length, read);
   // Fillers told by the document's own filler glyph (mrz-filler-cells.ts), in any font.
-  const fillerReport: FillerReport = { fillers: 0, lifted: [] };
+  const fillerReport: FillerReport = { fillers: 0, lifted: [], kept: [] };
   const slots = withFillerEvidence(format, set, read, classIdx, fillerReport);
-  if (trace) trace(`fillers ${fillerReport.fillers} low ${fillerReport.fillerLow?.toFixed(2)} other ${fillerReport.otherHigh?.toFixed(2)} lifted ${fillerReport.lifted.join(',')}`);
+  if (trace)
+    trace(
+      `fillers ${fillerReport.fillers} low ${fillerReport.fillerLow?.toFixed(2)} other ${fillerReport.otherHigh?.toFixed(2)} lifted ${fillerReport.lifted.join(',')} kept ${fillerReport.kept.join(',')}`,
+    );
   if (glyphs.length === 0) return slots;
   // A zone read surely everywhere whose checks all hold gains nothing from its pixels.
   const unsure = slots.some((line) => line.some((d) => Math.max(...d) < GLYPH_ASK_BELOW));
