@@ -285,7 +285,7 @@ describe('MRZ repair: check digits read as fillers', () => {
 // Regression (issue 15), seed 1275317510 #208 and #204 of the evaluation bench: the K that opens a names field
 // (`VDAZEKLOOW…`) and a document number (`IDMNEKIU…`) read as the filler whose chevron it contains.
 describe('MRZ repair: fields ICAO never starts with a filler', () => {
-  it('reads the letter the recogniser saw, not a filler, first in a names field, a country code and a document number', () => {
+  it('reads the letter the recogniser saw, not a filler, first in a names field, the issuing state and a document number', () => {
     const first = (format: keyof typeof FORMATS, lines: string[], li: number, pos: number) => {
       const slots = uncertain(lines, [[li, pos, '<', 'K']]);
       return repairMrz(FORMATS[format], slots).lines[li]![pos];
@@ -298,6 +298,20 @@ describe('MRZ repair: fields ICAO never starts with a filler', () => {
     assert.equal(first('TD1', td1, 0, 5), 'K');
     // Inside the fields a filler is read where it was seen: a one-letter code's padding, a name's separator.
     assert.equal(repairMrz(FORMATS.TD3, uncertain(TD3, [[0, 13, '<', 'K']])).lines[0]![13], '<');
+  });
+
+  it('keeps a blank nationality, and names a few issuers print without a primary identifier', () => {
+    // A real Macau identity card of the shared set leaves its nationality blank: `6106225M1212307<<<…`.
+    const macau = ['I<MAC12281507<0<<<<<<<<0212300', '6106225M1212307<<<<<<<<<<<<<<6', 'CHONG<<KA<KEONG<<<<<<<<<<<<<<<'];
+    assert.equal(repairMrz(FORMATS.TD1, uncertain(macau, [[1, 15, '<', 'K']])).lines[1], macau[1]);
+    const given = ['P<UTO<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<<<<<<<<<', TD3[1]!];
+    assert.equal(
+      repairMrz(
+        FORMATS.TD3,
+        given.map((l) => distsFromLine(l)),
+      ).lines[0],
+      given[0],
+    );
   });
 });
 

@@ -12,8 +12,7 @@ export const MRZ_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<';
  * S sex (M, F, X or filler), C a check digit (a digit, or a filler where ICAO allows one),
  * D a digit or a filler (a field of digits a document may leave blank), L a letter and Y a
  * letter or digit: the first character of a field ICAO prints left-aligned and never leaves
- * empty (a country code, the document number, the primary identifier), which a filler can
- * only follow.
+ * empty (the issuing state's code, the document number), which a filler can only follow.
  */
 export type CharClass = 'A' | 'N' | 'X' | 'S' | 'C' | 'D' | 'L' | 'Y';
 
@@ -59,13 +58,18 @@ export function fixedChar(format: FormatDef, line: number, pos: number): string 
 const s = (line: number, start: number, end: number): Span => ({ line, start, end });
 
 /**
- * The first characters of the letter fields (country codes, names) and of the document number:
- * ICAO 9303 prints a field from its left and pads it on the right, and none of these is ever
- * empty (a one-letter code is `D<<`), so a filler is never first. A filler read there is a
- * misread letter (the K of `IDMNEKIU…` read as the filler whose shape it contains).
+ * The first characters of the issuing state's code and of the document number: ICAO 9303 prints
+ * a field from its left and pads it on the right, and neither is ever empty (a one-letter code
+ * is `D<<`), so a filler is never first. A filler read there is a misread letter (the K of
+ * `IDMNEKIU…` read as the filler whose shape it contains). Not the nationality, which a real
+ * Macau identity card leaves blank (`…1212307<<<…`), nor the names (mrz-repair.ts weighs a filler
+ * there as unlikely, not impossible).
  */
-function leadingChars(letterFields: Span[], documentNumber: Span): [Span, CharClass][] {
-  return [...letterFields.map((f): [Span, CharClass] => [s(f.line, f.start, f.start + 1), 'L']), [s(documentNumber.line, documentNumber.start, documentNumber.start + 1), 'Y']];
+function leadingChars(issuingState: Span, documentNumber: Span): [Span, CharClass][] {
+  return [
+    [s(issuingState.line, issuingState.start, issuingState.start + 1), 'L'],
+    [s(documentNumber.line, documentNumber.start, documentNumber.start + 1), 'Y'],
+  ];
 }
 
 function classes(lines: number, length: number, spans: [Span, CharClass][]): CharClass[][] {
@@ -107,7 +111,7 @@ function twoLine(name: FormatName, length: 44 | 36): FormatDef {
     [s(1, 20, 21), 'S'],
     [s(1, 21, 27), 'N'],
     [s(1, 27, 28), 'C'],
-    ...leadingChars([s(0, 2, 5), s(1, 10, 13), s(0, 5, length)], s(1, 0, 9)),
+    ...leadingChars(s(0, 2, 5), s(1, 0, 9)),
   ];
   if (visa) {
     fields.optional_data = s(1, 28, length);
@@ -157,7 +161,7 @@ function td1(): FormatDef {
     [s(1, 15, 18), 'A'],
     [s(1, 29, 30), 'C'],
     [s(2, 0, 30), 'A'],
-    ...leadingChars([s(0, 2, 5), s(1, 15, 18), s(2, 0, 30)], s(0, 5, 14)),
+    ...leadingChars(s(0, 2, 5), s(0, 5, 14)),
   ];
   return { name: 'TD1', lines: 3, length: 30, fields, classes: classes(3, 30, cls), checks };
 }

@@ -135,7 +135,7 @@ export function fillNameTail(line: string[], span: Span, slots?: SlotDist[]): vo
  * recogniser did not see, and a code printed in digits (every character read as a
  * digit with near certainty, as on some non-conformant documents) stays digits.
  */
-function countryCode(slots: SlotDist[]): string {
+function countryCode(slots: SlotDist[], classes: CharClass[]): string {
   const argmax = (d: SlotDist) => {
     let best = 0;
     for (let k = 1; k < d.length; k++) if (d[k]! > d[best]!) best = k;
@@ -143,8 +143,8 @@ function countryCode(slots: SlotDist[]): string {
   };
   if (slots.every((d) => argmax(d) < 10 && d[argmax(d)]! >= CLEAR_DIGIT)) return slots.map((d) => MRZ_ALPHABET[argmax(d)]!).join('');
   const options = slots.map((d, k) => {
-    // A code is printed from its left: its first character is a letter (mrz-format.ts, leadingChars).
-    const cls: CharClass = k === 0 ? 'L' : 'A';
+    // The issuing state's code is printed from its left: its first character is a letter (mrz-format.ts, leadingChars).
+    const cls = classes[k]!;
     const top = bestInClass(d, cls);
     return [...MRZ_ALPHABET.slice(10)]
       .filter((c) => classAllows(cls, c))
@@ -247,15 +247,18 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
       const fixed = fixedChar(format, li, pos);
       if (fixed) return fixed;
       // Fillers make up much of a names field; as a prior, a filler the recogniser
-      // found a quarter as likely as a letter wins (a blurred '<' reads as C or K).
-      if (inNames(li, pos)) d = withFillerPrior(d);
+      // found a quarter as likely as a letter wins (a blurred '<' reads as C or K). Except
+      // first: ICAO prints the primary identifier there, and only a few issuers leave it
+      // empty, so there a filler must be four times as likely as the letter (the K opening
+      // `VDAZEKLOOW…`, whose glyph holds the filler's chevron, was read as the filler).
+      if (inNames(li, pos)) d = withFillerPrior(d, names.some((sp) => li === sp.line && pos === sp.start) ? 1 / NAME_FILLER_PRIOR : NAME_FILLER_PRIOR);
       if (li === 0 && pos === 1) d = withCodePrior(d);
       return bestInClass(d, format.classes[li]![pos]!).c;
     }),
   );
   for (const sp of countries) {
     if (fixedChar(format, sp.line, sp.start) !== undefined) continue;
-    const code = countryCode(slots[sp.line]!.slice(sp.start, sp.end));
+    const code = countryCode(slots[sp.line]!.slice(sp.start, sp.end), format.classes[sp.line]!.slice(sp.start, sp.end));
     lines[sp.line]!.splice(sp.start, code.length, ...code);
   }
   agreeOnCountry(lines, slots, countries);
