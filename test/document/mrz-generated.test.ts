@@ -462,10 +462,10 @@ describe("K and the filler, and the padding past a sharp visa's rows (real PP-OC
   // - 328606385 #123 (TD3, OCR-B): the K of `MIERDKY`, read surely, matched the document's filler template
   //   as well as its sure fillers' low end and was lifted to a filler; the document's own sure K matches it better;
   // - 1275317510 #208 (MRV-A, OCR-B): the K that opens the names (`VDAZEKLOOW`) read as a filler, which ICAO
-  //   never prints first in a field;
+  //   prints first in the names only where an issuer leaves the primary identifier empty;
   // - 1346723826 #221 (MRV-A, OCR-B, 34-pixel print): its chevrons decoded at 0.55-0.8 with no other MRZ
   //   character near, taken for unsure; no filler template, and the visa was read 36 wide as an MRV-B.
-  it('keeps a K the document shows as its own, never starts a field with a filler, and walks a sharp padding', async () => {
+  it('keeps a K the document shows as its own, opens the names with the letter seen, and walks a sharp padding', async () => {
     await assertReadRight(328606385, [[123, 'TD3']]);
     await assertReadRight(1275317510, [[208, 'MRVA']]);
     await assertReadRight(1346723826, [[221, 'MRVA']]);

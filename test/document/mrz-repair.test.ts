@@ -284,7 +284,7 @@ describe('MRZ repair: check digits read as fillers', () => {
 
 // Regression (issue 15), seed 1275317510 #208 and #204 of the evaluation bench: the K that opens a names field
 // (`VDAZEKLOOW…`) and a document number (`IDMNEKIU…`) read as the filler whose chevron it contains.
-describe('MRZ repair: fields ICAO never starts with a filler', () => {
+describe('MRZ repair: fields that do not start with a filler', () => {
   it('reads the letter the recogniser saw, not a filler, first in a names field, the issuing state and a document number', () => {
     const first = (format: keyof typeof FORMATS, lines: string[], li: number, pos: number) => {
       const slots = uncertain(lines, [[li, pos, '<', 'K']]);

@@ -126,9 +126,9 @@ describe("where a row ends, told by the document's own filler past what the read
     assert.deepEqual(widthFromExtents([extent, extent]), { width: 36, sure: false });
   });
 
-  // A sharp 31-pixel MRV-A (seed 1346723826 #221 of the evaluation bench): the recogniser gave its chevrons
+  // Sharp 31- and 34-pixel MRV-A visas (seed 1346723826 #234 and #221 of the evaluation bench): the recogniser gave their chevrons
   // 0.55-0.8, the rest of the probability going to look-alikes in its dictionary that no MRZ holds, and to no
-  // other MRZ character (0.02-0.07). Taken for unsure, they told no filler, and the visa was read 36 wide.
+  // other MRZ character (0.02-0.07). Taken for unsure, they told no filler, and the visas were read 36 wide.
   it('takes a character that clearly beat every other MRZ character as sure, whatever its probability', () => {
     const row = drawnRow(20, 44);
     const clear = row(92, 60, range(0, 28), { prob: 0.6, rival: 0.04 });

@@ -143,7 +143,7 @@ function countryCode(slots: SlotDist[], classes: CharClass[]): string {
   };
   if (slots.every((d) => argmax(d) < 10 && d[argmax(d)]! >= CLEAR_DIGIT)) return slots.map((d) => MRZ_ALPHABET[argmax(d)]!).join('');
   const options = slots.map((d, k) => {
-    // The issuing state's code is printed from its left: its first character is a letter (mrz-format.ts, leadingChars).
+    // The layout's classes: the issuing state's code opens with a letter (mrz-format.ts, leadingChars).
     const cls = classes[k]!;
     const top = bestInClass(d, cls);
     return [...MRZ_ALPHABET.slice(10)]
@@ -240,6 +240,7 @@ const FILLER_AS_DIGIT_MAX_COST = Math.log(3);
 export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult {
   const names = nameSpans(format);
   const inNames = (li: number, pos: number) => names.some((sp) => li === sp.line && pos >= sp.start && pos < sp.end);
+  const namesStart = (li: number, pos: number) => names.some((sp) => li === sp.line && pos === sp.start);
   const countries = ['issuing_country', 'nationality'].map((f) => format.fields[f]).filter((sp): sp is Span => sp !== undefined);
   const lines = slots.map((line, li) =>
     line.map((d, pos) => {
@@ -251,7 +252,7 @@ export function repairMrz(format: FormatDef, slots: SlotDist[][]): RepairResult 
       // first: ICAO prints the primary identifier there, and only a few issuers leave it
       // empty, so there a filler must be four times as likely as the letter (the K opening
       // `VDAZEKLOOW…`, whose glyph holds the filler's chevron, was read as the filler).
-      if (inNames(li, pos)) d = withFillerPrior(d, names.some((sp) => li === sp.line && pos === sp.start) ? 1 / NAME_FILLER_PRIOR : NAME_FILLER_PRIOR);
+      if (inNames(li, pos)) d = withFillerPrior(d, namesStart(li, pos) ? 1 / NAME_FILLER_PRIOR : NAME_FILLER_PRIOR);
       if (li === 0 && pos === 1) d = withCodePrior(d);
       return bestInClass(d, format.classes[li]![pos]!).c;
     }),

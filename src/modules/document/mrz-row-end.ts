@@ -87,9 +87,7 @@ export function zoneFiller(reads: SpanCrop[], pitchX: number): ToldFiller | unde
     const cells = cellsByPageX(r, pitchX);
     const xs = r.read.chars.map((c) => pageX(r, c));
     r.read.chars.forEach((c, i) => {
-      const ch = r.read.text[i]!;
-      if (sureness(c) < EXEMPLAR_SURE) return;
-      (ch === '<' ? fillers : others).push([cells, xs[i]!]);
+      if (sureness(c) >= EXEMPLAR_SURE) (r.read.text[i] === '<' ? fillers : others).push([cells, xs[i]!]);
     });
   }
   const filler = fillerTemplate(fillers, others);
