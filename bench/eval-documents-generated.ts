@@ -2,8 +2,8 @@
 // (FRA_CNI, 2 x 36 but no ICAO TD2: a third of the drawn TD2s) nobody tuned on:
 // a fresh seed every run (printed; --seed replays), rendered with camera-like damage by
 // test/fixtures/mrz-docs and read through the real app's POST /api/v1/documents/mrz.
-// Reports fully-correct rate, per type, per field, per condition, character error rate of
-// the raw lines, how often a wrong read was reported fully valid, and a breakdown of the
+// Reports fully-correct rate, per type, per field, per condition, how many documents had every
+// MRZ line exactly as printed, character error rate of the raw lines, how often a wrong read was reported fully valid, and a breakdown of the
 // failures by cause (422, layout or row length, field) per font, with the character
 // confusions of rows read at their right length (`--failures F` writes one JSON line a failure).
 // Documents are rendered and read `--concurrency` at a time (the app's inference pool takes
@@ -46,6 +46,7 @@ const { values } = parseArgs({
       type: 'string',
       description: 'print every MRZ in this font family (a held-out font the reader has no templates for, e.g. "Noto Mono" from fonts-noto-mono); the rest of each document stays the seed\'s',
     },
+    'char-px': { type: 'string', description: 'print every MRZ at a character height drawn from this range, in pixels (LO-HI, e.g. 7-9: the small print of low-resolution scans)' },
     capture: { type: 'string', description: `every document under one of these real-capture conditions (comma-separated, or all): ${CAPTURES.join(',')}` },
   },
 });
@@ -63,6 +64,8 @@ const SEED = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.r
 const TYPES = values.types ? (values.types.split(',') as DocFormat[]) : undefined;
 for (const t of TYPES ?? []) if (!['TD1', 'TD2', 'TD3', 'MRVA', 'MRVB', 'FRA_CNI'].includes(t)) throw new Error(`--types: unknown layout ${t}`);
 const CONCURRENCY = Math.max(1, Number(values.concurrency));
+const CHAR_PX = values['char-px']?.split('-').map(Number) as [number, number] | undefined;
+if (CHAR_PX && !(CHAR_PX.length === 2 && CHAR_PX[0] > 0 && CHAR_PX[1] >= CHAR_PX[0])) throw new Error('--char-px: give a range LO-HI in pixels, e.g. 7-9');
 const CAPTURE_SET: Capture[] | undefined = values.capture === undefined ? undefined : values.capture === 'all' ? [...CAPTURES] : values.capture.split(',').filter(isCapture);
 if (values.capture !== undefined && values.capture !== 'all')
   for (const c of values.capture.split(',')) if (!isCapture(c)) throw new Error(`--capture: unknown condition ${c} (${CAPTURES.join(', ')})`);
@@ -74,7 +77,7 @@ await app.ready();
 
 console.log(machineLine());
 console.log(
-  `generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''}${values.capture ? ` capture=${values.capture}` : ''}${values['mrz-font'] ? ` mrz-font="${values['mrz-font']}"` : ''} ${INDICES ? ` indices=${values.indices}` : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''}${values.capture ? ` --capture ${values.capture}` : ''}${values['mrz-font'] ? ` --mrz-font "${values['mrz-font']}"` : ''})`,
+  `generated MRZ documents: n=${N} seed=${SEED} types=${TYPES?.join(',') ?? 'all'}${values['low-light'] ? ' low-light' : ''}${values.capture ? ` capture=${values.capture}` : ''}${CHAR_PX ? ` char-px=${values['char-px']}` : ''}${values['mrz-font'] ? ` mrz-font="${values['mrz-font']}"` : ''} ${INDICES ? ` indices=${values.indices}` : ''} concurrency=${CONCURRENCY} (replay: --seed ${SEED}${TYPES ? ` --types ${TYPES.join(',')}` : ''}${values['low-light'] ? ' --low-light' : ''}${values.capture ? ` --capture ${values.capture}` : ''}${CHAR_PX ? ` --char-px ${values['char-px']}` : ''}${values['mrz-font'] ? ` --mrz-font "${values['mrz-font']}"` : ''})`,
 );
 
 interface Tally {
@@ -99,6 +102,8 @@ let noMrz = 0;
 let busy = 0;
 let errChars = 0;
 let totalChars = 0;
+/** Documents whose every MRZ line came back exactly as printed (the held-back real set's measure; padding and optional data included). */
+let linesExact = 0;
 const latencies: number[] = [];
 /** field_confidence of fields read right and read wrong, to show how well it separates them. */
 const confRight: number[] = [];
@@ -123,6 +128,7 @@ async function evaluate(i: number): Promise<void> {
   const opts: RenderOptions = values['low-light'] ? { lowLight: true } : {};
   if (values['mrz-font']) opts.mrzFont = values['mrz-font'];
   if (CAPTURE_SET) opts.capture = rng.pick(CAPTURE_SET);
+  if (CHAR_PX) opts.charPx = rng.range(CHAR_PX[0], CHAR_PX[1]);
   const doc = await renderDocument(id, rng, opts);
   const { payload, headers } = multipart([{ name: 'image', file: doc.image }]);
   // 503 BUSY is the daemon's admission control shedding load (a busy box, several documents in
@@ -161,6 +167,7 @@ async function evaluate(i: number): Promise<void> {
   const hyp = got ? got.raw_mrz.join('\n') : '';
   errChars += editDistance(hyp, ref);
   totalChars += ref.length;
+  if (hyp === ref) linesExact++;
   if (!allOk) {
     failureAt.set(
       i,
@@ -237,6 +244,7 @@ console.log(`| wrong reads that carried a warning | ${pct(wrongWarned, N - ok)} 
 console.log(`| correct reads that carried a warning (false alarms) | ${pct(rightWarned, ok)} |`);
 console.log(`| answered 422 (no MRZ found) | ${pct(noMrz, N)} |`);
 console.log(`| 503 BUSY answers retried (admission control on a busy box) | ${busy} |`);
+console.log(`| every MRZ line exactly as printed (raw_mrz, padding and optional data included) | ${pct(linesExact, N)} |`);
 console.log(`| character error rate of raw_mrz | ${((100 * errChars) / Math.max(1, totalChars)).toFixed(2)}% |`);
 const lat = summarize(latencies);
 console.log(`| /documents/mrz latency p50 / p95 (loaded box, ${CONCURRENCY} requests in flight) | ${fmt(lat.p50)} / ${fmt(lat.p95)} ms |`);

@@ -471,3 +471,30 @@ describe("K and the filler, and the padding past a sharp visa's rows (real PP-OC
     await assertReadRight(1346723826, [[221, 'MRVA']]);
   });
 });
+
+describe('padding printed small, read as letters, weighed against the filler template (real PP-OCRv4 models)', () => {
+  withApp();
+
+  // Regressions (issue 15) from seeds 1972375396 and 604532289 of the evaluation bench (stop 44), read
+  // wrong on main 0e21b8c: padding the recogniser read as K, S, C or 4 with the filler under 1% of
+  // them, so the glyph stage never weighed the filler there (mrz-glyphs.ts, reweighRow):
+  // - 1972375396 #364 (MRV-B, OCR-B, 10.9-pixel print): the names row's padding read `<<SK<<KKS<K<KS`,
+  //   which made given names of it;
+  // - 604532289 #97 (MRV-A, OCR-B): the optional data's first two fillers read `44`.
+  it("reads a names row's and an optional data field's padding as fillers", async () => {
+    const names = await generatedDocument(1972375396, 364);
+    const { payload, headers } = multipart([{ name: 'image', file: names.doc.image }]);
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload, headers });
+    assert.equal(res.statusCode, 200);
+    const got = res.json() as Answer;
+    assert.equal(names.id.format, 'MRVB');
+    assert.equal(got.raw_mrz[0]!.slice(22), '<'.repeat(14), got.raw_mrz.join(' / '));
+    assert.equal(got.given_names, names.id.expected.given_names);
+    const optional = await generatedDocument(604532289, 97);
+    const again = multipart([{ name: 'image', file: optional.doc.image }]);
+    const res2 = await t.app.inject({ method: 'POST', url: '/api/v1/documents/mrz', payload: again.payload, headers: again.headers });
+    assert.equal(res2.statusCode, 200);
+    assert.equal(optional.id.format, 'MRVA');
+    assert.deepEqual((res2.json() as Answer).raw_mrz, optional.id.expected.raw_mrz);
+  });
+});

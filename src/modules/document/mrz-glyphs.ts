@@ -303,6 +303,11 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: 
     // repair can only pick an O that has some probability.
     const top = admitted[0]?.c;
     for (const c of top ? (CONFUSABLE[top] ?? '') : '') if (!candidates.includes(c) && classAllows(cls, c)) candidates.push(c);
+    // So is the filler wherever the field may hold one (a check digit's filler is the repair's
+    // to settle): padding printed small is read as runs of K, S, C or 4 with the filler under
+    // 1% (the filler's look-alikes above are K, C and E only), and nothing else lifts it when
+    // the zone's own filler cannot be learnt (mrz-filler-cells.ts needs sure fillers).
+    if (cls !== 'C' && classAllows(cls, '<') && !candidates.includes('<')) candidates.push('<');
     if (candidates.length < 2) continue;
     const scores = scoreCandidates(ink, templates, geometry, variant, k, candidates);
     const best = Math.max(...scores.values());
