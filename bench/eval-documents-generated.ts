@@ -3,8 +3,8 @@
 // a fresh seed every run (printed; --seed replays), rendered with camera-like damage by
 // test/fixtures/mrz-docs and read through the real app's POST /api/v1/documents/mrz.
 // Reports fully-correct rate, per type, per field, per condition, how many documents had every
-// MRZ line exactly as printed, character error rate of the raw lines, how often a wrong read was reported fully valid, and a breakdown of the
-// failures by cause (422, layout or row length, field) per font, with the character
+// MRZ line exactly as printed, character error rate of the raw lines, how often a wrong read was
+// reported fully valid, and a breakdown of the failures by cause (422, layout or row length, field) per font, with the character
 // confusions of rows read at their right length (`--failures F` writes one JSON line a failure).
 // Documents are rendered and read `--concurrency` at a time (the app's inference pool takes
 // concurrent requests; rendering overlaps the reading); results do not depend on it.
@@ -14,7 +14,7 @@
 // `--answers F` writes every document's whole answer, one JSON line each by index, to compare two builds answer by answer.
 // `--mrz-font FAMILY` prints every MRZ in one installed font instead of the drawn one: a font the
 // reader has no glyph templates for ("Noto Mono", fonts-noto-mono) measures it on a face it never saw.
-// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--mrz-font "Noto Mono"] [--concurrency 3] [--show 10] [--answers F]
+// Run: node --import tsx bench/eval-documents-generated.ts [--n 1000] [--seed 12345] [--indices 3,17] [--types TD1,TD3,MRVA,FRA_CNI] [--capture all|tilt,uv] [--char-px 7-9] [--mrz-font "Noto Mono"] [--concurrency 3] [--show 10] [--answers F]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';

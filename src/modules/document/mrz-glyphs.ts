@@ -305,7 +305,7 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: 
     for (const c of top ? (CONFUSABLE[top] ?? '') : '') if (!candidates.includes(c) && classAllows(cls, c)) candidates.push(c);
     // So is the filler wherever the field may hold one (a check digit's filler is the repair's
     // to settle): padding printed small is read as runs of K, S, C or 4 with the filler under
-    // 1% (the filler's look-alikes above are K, C and E only), and nothing else lifts it when
+    // 1%, and above it joins only as the look-alike of a K, C or E; nothing else lifts it where
     // the zone's own filler cannot be learnt (mrz-filler-cells.ts needs sure fillers).
     if (cls !== 'C' && classAllows(cls, '<') && !candidates.includes('<')) candidates.push('<');
     if (candidates.length < 2) continue;
