@@ -4,8 +4,9 @@
 // test/fixtures/mrz-docs and read through the real app's POST /api/v1/documents/mrz.
 // Reports fully-correct rate, per type, per field, per condition, how many documents had every
 // MRZ line exactly as printed, character error rate of the raw lines, how often a wrong read was
-// reported fully valid, and a breakdown of the failures by cause (422, layout or row length, field) per font, with the character
-// confusions of rows read at their right length (`--failures F` writes one JSON line a failure).
+// reported fully valid, and a breakdown of the failures by cause (422, layout or row length,
+// field) per font, with the character confusions of rows read at their right length
+// (`--failures F` writes one JSON line a failure).
 // Documents are rendered and read `--concurrency` at a time (the app's inference pool takes
 // concurrent requests; rendering overlaps the reading); results do not depend on it.
 // `--capture all` (or a list of names) gives every document one of the real-capture conditions of
