@@ -493,3 +493,18 @@ describe('padding printed small, read as letters, weighed against the filler tem
     assert.deepEqual(optional.got!.raw_mrz, optional.want.raw_mrz);
   });
 });
+
+describe("a visa whose rows' extents disagree, read at 44 (real PP-OCRv4 models)", () => {
+  withApp();
+
+  // Regressions (issue 15) from seed 367026942 of the evaluation bench (stop 45), read wrong on main 30b3db2:
+  // MRV-A visas whose one row's read past its box found fillers out to 44 cells (43.9, 44.3) while the other's
+  // stopped near 36 (35.7, 36.3). Rows that disagree were read as measured, 36 wide, and each visa came back an
+  // MRV-B (mrz_type TD2), its checks all holding (mrz-row-end.ts, widthFromExtents).
+  it('reads an MRV-A whose one row measured 44 cells and the other 36 as an MRV-A', async () => {
+    await assertReadRight(367026942, [
+      [505, 'MRVA'],
+      [654, 'MRVA'],
+    ]);
+  });
+});
