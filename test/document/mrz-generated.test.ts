@@ -508,3 +508,20 @@ describe("a visa whose rows' extents disagree, read at 44 (real PP-OCRv4 models)
     ]);
   });
 });
+
+describe("a document number's letters told from digits by their height (real PP-OCRv4 models)", () => {
+  withApp();
+
+  // Regressions (issue 15) from seed 367026942 of the evaluation bench (stop 45), read wrong on main 30b3db2: OCR-B
+  // document numbers whose letters the recogniser read as the digits they look like, with templates no surer:
+  // - #895 (MRV-B, 28.6-pixel print): `GO6OGJH0Z` read `G060GJH0Z`, its two O at weights whose sum is a multiple of
+  //   10, so the check digit held and the wrong number was answered valid with no warning;
+  // - #189 (TD3, 29.5-pixel print): `3BT96PBKC8` read `3B196PBK08`, the check digit made to hold around them.
+  // OCR-B's digits stand taller than its capitals (mrz-digit-height.ts): the cells measure at the letters' height.
+  it('reads O and C in a document number as letters, not 0', async () => {
+    await assertReadRight(367026942, [
+      [895, 'MRVB'],
+      [189, 'TD3'],
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import type { CtcMatrix } from './ctc-decode.js';
 import { charScore, fitRow, inkOf, sampleCell, scoreCandidates, untoldAlt, type Anchor, type InkPlane } from './glyph-cells.js';
 import type { LineImage } from './line-crop.js';
+import { borrowedModel, fontStep, gridTop, heightLogLikelihoods, heightModel, MIN_STEP, rowReferences, showsStep, templateTops, type HeightModel } from './mrz-digit-height.js';
 import { classAllows, MRZ_ALPHABET, type FormatDef } from './mrz-format.js';
 import { CONFUSABLE, type SlotDist } from './mrz-repair.js';
 import { alignLineTimed, type LineRead } from './mrz-slots.js';
@@ -125,13 +126,49 @@ export async function applyGlyphEvidence(fonts: GlyphTemplates[], format: Format
   // A loosely anchored row is weighed only in a zone another row showed to be in the font,
   // and only where the templates name its own anchors as surely as a sure row's.
   const known = fits.some((f) => f && !f.row.loose && f.fitted.fit >= MIN_FIT);
+  const usable = fits.map((f) => (f && f.fitted.fit >= MIN_FIT && (!f.row.loose || (known && f.fitted.agreement >= MIN_AGREEMENT)) ? f : undefined));
+  const heights = zoneHeights(templates, format, usable, slots);
   const out: SlotDist[][] = [];
   for (let li = 0; li < slots.length; li++) {
-    const f = fits[li];
-    const usable = f && f.fitted.fit >= MIN_FIT && (!f.row.loose || (known && f.fitted.agreement >= MIN_AGREEMENT));
-    out.push(usable ? await reweighRow(templates, format, f, slots[li]!, li) : slots[li]!);
+    const f = usable[li];
+    out.push(f ? await reweighRow(templates, format, f, slots[li]!, li, heights[li]) : slots[li]!);
   }
   return out;
+}
+
+/** A row's measured tops with its height model and its font's expected tops (mrz-digit-height.ts). */
+interface RowHeights {
+  tops: Float64Array;
+  model: HeightModel;
+  expected: Float64Array;
+}
+
+/**
+ * Each row's heights (mrz-digit-height.ts) where the zone's font has a letter/digit step
+ * (OCR-B, FreeMono) and no row whose sure letters and digits can tell shows the print without
+ * it. A row with too few references of its own borrows the other rows' level, less surely.
+ */
+function zoneHeights(templates: GlyphTemplates, format: FormatDef, fits: (RowFit | undefined)[], slots: SlotDist[][]): (RowHeights | undefined)[] {
+  const expected = templateTops(templates);
+  const step = fontStep(expected);
+  if (!(step >= MIN_STEP)) return fits.map(() => undefined);
+  const rows = fits.map((f, li) => {
+    if (!f) return undefined;
+    const line = slots[li]!;
+    const tops = Float64Array.from(line, (_, k) => gridTop(sampleCell(f.row.ink, f.fitted.geometry, k, 0, 0, true)));
+    const reads = line.map((d) => {
+      const top = argmax(d);
+      return { c: MRZ_ALPHABET[top]!, p: d[top]! };
+    });
+    return { tops, refs: rowReferences(tops, expected, format.classes[li]!, reads) };
+  });
+  if (rows.some((r) => r && showsStep(r.refs, step) === false)) return fits.map(() => undefined);
+  const models = rows.map((r) => r && heightModel(r.refs));
+  const borrowed = borrowedModel(models);
+  return rows.map((r, li) => {
+    const model = models[li] ?? borrowed;
+    return r && model ? { tops: r.tops, model, expected } : undefined;
+  });
 }
 
 /**
@@ -278,7 +315,7 @@ async function fitAnchored(templates: GlyphTemplates, row: RowAnchors | undefine
 }
 
 /** One row of applyGlyphEvidence, its row fitted in the zone's font. */
-async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: RowFit, line: SlotDist[], li: number): Promise<SlotDist[]> {
+async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: RowFit, line: SlotDist[], li: number, heights?: RowHeights): Promise<SlotDist[]> {
   await yieldToLoop();
   const { ink, anchors } = rowFit.row;
   const { fitted } = rowFit;
@@ -287,11 +324,15 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: 
   const rowReport = rowFit.report;
   const trust = Math.min(1, (fit - MIN_FIT) / (FULL_FIT - MIN_FIT));
   const out = line.map((d) => new Float32Array(d));
-  // Cells far beyond the outermost anchors would be placed by extrapolation only: left alone.
+  // Cells far beyond the outermost anchors would be placed along the row by extrapolation only:
+  // their templates are not weighed.
   const from = Math.max(0, anchors[0]!.k - ANCHOR_REACH_CELLS);
   const to = Math.min(length - 1, anchors[anchors.length - 1]!.k + ANCHOR_REACH_CELLS);
-  for (let k = from; k <= to; k++) {
-    if ((k - from) % CELLS_PER_SLICE === CELLS_PER_SLICE - 1) await yieldToLoop();
+  // A cell's height needs only its cap line, not its place along the row: the height evidence
+  // reaches the whole row (a document number read unsurely, before the row's first anchor).
+  for (let k = heights ? 0 : from; k <= (heights ? length - 1 : to); k++) {
+    if (k % CELLS_PER_SLICE === CELLS_PER_SLICE - 1) await yieldToLoop();
+    const inReach = k >= from && k <= to;
     const d = line[k]!;
     const cls = format.classes[li]![k]!;
     const admitted = [...MRZ_ALPHABET].map((c, i) => ({ c, p: d[i]! })).filter((x) => classAllows(cls, x.c));
@@ -308,15 +349,22 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: 
     // 1%, and above it joins only as the look-alike of a K, C or E; nothing else lifts it where
     // the zone's own filler cannot be learnt (mrz-filler-cells.ts needs sure fillers).
     if (cls !== 'C' && classAllows(cls, '<') && !candidates.includes('<')) candidates.push('<');
-    if (candidates.length < 2) continue;
-    const scores = scoreCandidates(ink, templates, geometry, variant, k, candidates);
+    // Beyond the anchors' reach only the height is weighed (every candidate scores alike on
+    // the templates), and it says nothing of the filler.
+    const weighed = inReach ? candidates : candidates.filter((c) => c !== '<');
+    if (weighed.length < 2) continue;
+    const scores = inReach ? scoreCandidates(ink, templates, geometry, variant, k, weighed) : new Map(weighed.map((c) => [c, 0]));
     const best = Math.max(...scores.values());
     const worst = Math.min(...scores.values());
+    const cellTop = heights?.tops[k];
+    const byHeight = heights && cellTop !== undefined && Number.isFinite(cellTop) ? heightLogLikelihoods(cellTop, heights.model, heights.expected, weighed) : undefined;
+    if (!inReach && (!byHeight || Math.min(...byHeight.values()) > -OUT_OF_REACH_NATS)) continue;
     const o = out[k]!;
     let sum = 0;
     for (let i = 0; i < o.length; i++) {
-      const s = scores.get(MRZ_ALPHABET[i]!);
-      o[i] = s === undefined ? d[i]! * Math.exp(SHARPNESS * trust * (worst - best)) : (d[i]! + CANDIDATE_FLOOR * trust) * Math.exp(SHARPNESS * trust * (s - best));
+      const c = MRZ_ALPHABET[i]!;
+      const s = scores.get(c);
+      o[i] = s === undefined ? d[i]! * Math.exp(SHARPNESS * trust * (worst - best)) : (d[i]! + CANDIDATE_FLOOR * trust) * Math.exp(trust * (SHARPNESS * (s - best) + (byHeight?.get(c) ?? 0)));
       sum += o[i]!;
     }
     if (sum > 0) for (let i = 0; i < o.length; i++) o[i] = o[i]! / sum;
@@ -326,6 +374,9 @@ async function reweighRow(templates: GlyphTemplates, format: FormatDef, rowFit: 
   }
   return out;
 }
+
+/** A cell beyond the anchors' reach is re-weighed only where its height tells its candidates apart by this much (nats). */
+const OUT_OF_REACH_NATS = 1;
 
 /** Cells scored between two hand-backs of the event loop. */
 const CELLS_PER_SLICE = 8;
