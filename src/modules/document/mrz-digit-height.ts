@@ -193,16 +193,16 @@ export const HEIGHT_NATS = 5;
 
 /**
  * Log-likelihood of each candidate from the cell's top, relative to the likeliest, at least
- * -HEIGHT_NATS; 0 for a candidate with no measured template top. The filler is weighed by its
- * own (a chevron's upper arm tops out under the cap line): left out, it gained on every glyph
- * the height counted against, and an OCR-B document number's K whose top measured high was read
- * as a filler.
+ * -HEIGHT_NATS; 0 for the filler and any candidate with no measured template top. A chevron's
+ * upper arm tops out under the cap line, but weighed by it the filler moved names' K both ways
+ * (on fresh seed 1351011459, one K read as a filler mended, two broken), so the height leaves
+ * the filler against the likeliest glyph as it found it.
  */
 export function heightLogLikelihoods(top: number, model: HeightModel, expected: Float64Array, candidates: readonly string[]): Map<string, number> {
   const raw = new Map<string, number>();
   for (const c of candidates) {
     const want = expected[MRZ_ALPHABET.indexOf(c)]!;
-    if (!Number.isFinite(want)) continue;
+    if (c === '<' || !Number.isFinite(want)) continue;
     const z = (top - model.level - want) / model.noise;
     raw.set(c, -0.5 * z * z);
   }
