@@ -7,8 +7,9 @@ import { GRID_CAP, GRID_H, GRID_MARGIN, GRID_W, type GlyphTemplates } from './oc
  * `2` from `Z`, `8` from `B` in a font whose look-alikes otherwise differ by little more than
  * that (cell correlation: an `O` printed at 22 pixels scored 0.758 against `O` and 0.784
  * against `0`). FreeMono's digits stand as tall above its capitals; DejaVu Sans Mono's and
- * Liberation Mono's do not. Real prints keep it: measured on the shared set's OCR-B zones,
- * digits stood 0.079 of the cap height above letters in the same row (p10-p90 0.064-0.110,
+ * Liberation Mono's do not. Real prints keep it: measured on the shared set's OCR-B zones (on
+ * the row crops, at a finer vertical step than the grid's), digits stood 0.079 of the cap
+ * height above letters in the same row (p10-p90 0.064-0.110,
  * 37 rows), as on generated ones (0.079), and the top alone told a cell's letter from a digit
  * 96.6% of the time against each row's other characters. PP-OCR reads the pair by its
  * context instead (a document number's `OO` reads `00` at 0.99), so the height is evidence
@@ -18,7 +19,7 @@ import { GRID_CAP, GRID_H, GRID_MARGIN, GRID_W, type GlyphTemplates } from './oc
  * row's fitted geometry) and so is each template's, so a character's expected top is the
  * font's as rendered, its shape's quirks included (a `1`'s slanted flag tops out lower than a
  * `0`). A row's level (how far its print's tops sit from the templates') comes from the
- * characters its format fixes as letters or digits and the recogniser read surely.
+ * characters its format fixes as letters or digits (a nationality, a date, a check digit).
  */
 
 /** Grid columns the top edge is looked for in: the cell's middle, clear of a neighbour's reach. */
@@ -87,7 +88,7 @@ export interface HeightModel {
   noise: number;
 }
 
-/** A character the format fixes as a letter or a digit, read surely: a reference for its row's level. */
+/** A character the format fixes as a letter or a digit: a reference for its row's level. */
 export interface HeightReference {
   kind: 'letter' | 'digit';
   /** Measured top less the template's. */
@@ -103,12 +104,16 @@ function fixedKind(cls: CharClass, c: string): 'letter' | 'digit' | undefined {
   return digits ? 'digit' : 'letter';
 }
 
-/** A recogniser's read this sure makes a reference (a date's digits, a nationality's letters). */
+/**
+ * A read this sure makes a reference: the class already fixes the kind, and the character read
+ * moves the expected top by a hundredth or two at most (a dim zone's dates read at 0.5-0.9 were
+ * its only digits).
+ */
 const REFERENCE_SURE = 0.5;
 
 /**
- * The references of a row: cells whose class admits letters only or digits only, read surely,
- * with a measured top.
+ * The references of a row: cells whose class admits letters only or digits only, read as a
+ * character the class admits at REFERENCE_SURE or more, with a measured top.
  */
 export function rowReferences(tops: ArrayLike<number>, expected: Float64Array, classes: readonly CharClass[], reads: readonly { c: string; p: number }[]): HeightReference[] {
   const out: HeightReference[] = [];
