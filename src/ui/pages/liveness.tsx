@@ -36,8 +36,19 @@ const MAX_RETRY_WAIT_S = 10;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How long a camera just opened may take to show its first frame before a run stops. */
+const FIRST_FRAME_TIMEOUT_MS = 5000;
+
 /** One JPEG of what the camera shows now (as captured: not mirrored, as the API expects). */
 async function grab(video: HTMLVideoElement, canvas: HTMLCanvasElement): Promise<Blob> {
+  // A session started as the camera opens can ask for a frame before the camera has shown one:
+  // the video is then 0 x 0, its canvas has no JPEG, and the run stopped on "frame capture
+  // failed" (seen with Chromium's file-fed camera on a loaded box). Wait for the first frame.
+  const t0 = Date.now();
+  while (video.videoWidth === 0 || video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) {
+    if (Date.now() - t0 > FIRST_FRAME_TIMEOUT_MS) throw new Error('the camera showed no frame');
+    await sleep(100);
+  }
   const w = video.videoWidth;
   const h = video.videoHeight;
   const scale = Math.min(1, 640 / Math.max(w, h));
