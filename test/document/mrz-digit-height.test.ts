@@ -1,6 +1,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  borrowedModel,
   fontStep,
   gridTop,
   heightLogLikelihoods,
@@ -101,6 +102,24 @@ describe("a glyph's height: OCR-B's digits stand taller than its capitals", () =
     for (const r of refs) assert.ok(Math.abs(r.residual) < 1e-9);
     assert.equal(heightModel(refs.slice(0, 2)), undefined);
     assert.deepEqual(heightModel(refs), { level: 0, noise: 0.015 });
+  });
+
+  // A TD1 card's first row read unsurely throughout has no references of its own; the other rows' level is
+  // borrowed, less surely, since rows of one zone sat up to 0.05 of the cap height apart.
+  it("lends a row without references the other rows' median level, with its noise widened", () => {
+    assert.equal(borrowedModel([undefined, undefined]), undefined);
+    const lent = borrowedModel([undefined, { level: 0.018, noise: 0.015 }, { level: 0.022, noise: 0.02 }])!;
+    assert.ok(Math.abs(lent.level - 0.02) < 1e-9);
+    assert.equal(lent.noise, 0.05);
+    // Rows further apart than that widen it further.
+    assert.ok(
+      Math.abs(
+        borrowedModel([
+          { level: -0.04, noise: 0.015 },
+          { level: 0.04, noise: 0.015 },
+        ])!.noise - 0.08,
+      ) < 1e-9,
+    );
   });
 
   it("tells a print that keeps the font's step from one whose digits stand no taller than its letters", () => {
