@@ -521,11 +521,15 @@ describe("a document number's letters told from digits by their height (real PP-
   // - #895 (MRV-B, 28.6-pixel print): `GO6OGJH0Z` read `G060GJH0Z`, its two O at weights whose sum is a multiple of
   //   10, so the check digit held and the wrong number was answered valid with no warning;
   // - #189 (TD3, 29.5-pixel print): `3BT96PBKC8` read `3B196PBK08`, the check digit made to hold around them.
+  // - seed 1856927377 #223 (TD3, 22.2-pixel print, low light): `8MOHREHLH9` read `8M09REHLH9`; no character of the
+  //   number was read surely, so the whole number lay before the row's first glyph anchor, where the templates are
+  //   not weighed: the height alone is.
   // OCR-B's digits stand taller than its capitals (mrz-digit-height.ts): the cells measure at the letters' height.
   it('reads O and C in a document number as letters, not 0', async () => {
     await assertReadRight(367026942, [
       [895, 'MRVB'],
       [189, 'TD3'],
     ]);
+    await assertReadRight(1856927377, [[223, 'TD3']]);
   });
 });
